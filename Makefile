@@ -1,0 +1,45 @@
+# The two commands a new user needs: `make run` and `make test` (see README.md).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+RUNTIME_STAMP := $(VENV)/.runtime-installed
+DEV_STAMP := $(VENV)/.dev-installed
+
+.PHONY: run test lint format bench clean-data
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (set PYTHON=/path/to/python3.11)")'
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): requirements.txt | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(RUNTIME_STAMP)
+
+## run: set up, start embedded PostgreSQL+pgvector and Redis, migrate, demo data, serve :8000 with worker and beat
+run: $(RUNTIME_STAMP)
+	$(VENV)/bin/python -m memorysite.launcher
+
+## test: set up, lint, then the whole pytest suite against real PostgreSQL+pgvector and Redis
+test: $(DEV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/python -m pytest
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(DEV_STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+## bench: every benchmark under bench/ (each prints ratios measured side by side in one run)
+bench: $(DEV_STAMP)
+	@for script in bench/*.py; do echo "== $$script"; $(VENV)/bin/python $$script || exit 1; done
+
+## clean-data: delete the embedded servers' data (stop `make run` first)
+clean-data:
+	rm -rf .data

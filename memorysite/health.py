@@ -1,0 +1,68 @@
+"""GET /healthz: is the database (with pgvector) and Redis reachable from this process?"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import cache
+
+import redis
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+logger = logging.getLogger(__name__)
+
+OK = "ok"
+DOWN = "down"
+
+
+@dataclass(frozen=True)
+class Check:
+    status: str
+    detail: str = ""
+
+
+def check_database() -> Check:
+    """Status of the database; detail carries the pgvector extension version."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cursor.fetchone()
+    except DatabaseError as exc:
+        logger.warning("healthz: database unreachable: %s", exc)
+        return Check(DOWN, "unknown")
+    if row is None:
+        return Check(OK, "missing")
+    return Check(OK, row[0])
+
+
+@cache
+def _redis_client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+
+
+def check_redis() -> Check:
+    try:
+        _redis_client().ping()
+    except (redis.RedisError, OSError) as exc:
+        logger.warning("healthz: redis unreachable: %s", exc)
+        return Check(DOWN)
+    return Check(OK)
+
+
+@never_cache
+@require_GET
+def healthz(request):
+    database = check_database()
+    redis_check = check_redis()
+    body = {"database": database.status, "pgvector": database.detail, "redis": redis_check.status}
+    down = [name for name, value in (("database", database.status), ("redis", redis_check.status)) if value != OK]
+    if database.detail == "missing":
+        down.append("pgvector")
+    if down:
+        body["down"] = down
+        return JsonResponse(body, status=503)
+    return JsonResponse(body)

@@ -1,0 +1,13 @@
+"""The service's settings with test traffic kept apart from a `make run` on the same servers."""
+
+from memorysite.env import celery_broker_url, redis_url_with_db
+from memorysite.settings import *  # noqa: F403
+from memorysite.settings import REDIS_URL
+
+# Logical Redis database 15 keeps test tasks away from a development worker's queue.
+REDIS_URL = redis_url_with_db(REDIS_URL, 15)
+CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+
+# Hashing passwords slowly is a production property, not something tests need to pay for.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
