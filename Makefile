@@ -4,7 +4,7 @@ VENV := .venv
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test lint format bench clean-data
+.PHONY: run test browser lint format bench clean-data
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (set PYTHON=/path/to/python3.11)")'
@@ -22,8 +22,21 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
 run: $(RUNTIME_STAMP)
 	$(VENV)/bin/python -m memorysite.launcher
 
+## browser: Debian's chromium for the browser tests, installed only when /usr/bin/chromium is missing
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+		echo "Installing Debian's chromium for the browser tests"; \
+		$$sudo apt-get update && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	else \
+		echo "error: the browser tests need Debian's chromium at /usr/bin/chromium, and apt-get is not available" >&2; \
+		exit 1; \
+	fi
+
 ## test: set up, lint, then the whole pytest suite against real PostgreSQL+pgvector and Redis
-test: $(DEV_STAMP)
+test: browser $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/python -m pytest
@@ -38,7 +51,10 @@ format: $(DEV_STAMP)
 
 ## bench: every benchmark under bench/ (each prints ratios measured side by side in one run)
 bench: $(DEV_STAMP)
-	@for script in bench/*.py; do echo "== $$script"; $(VENV)/bin/python $$script || exit 1; done
+	@for script in bench/[!_]*.py; do \
+		[ -e "$$script" ] || { echo "no benchmarks under bench/ yet"; break; }; \
+		echo "== $$script"; $(VENV)/bin/python $$script || exit 1; \
+	done
 
 ## clean-data: delete the embedded servers' data (stop `make run` first)
 clean-data:

@@ -18,7 +18,7 @@ from ledger.models import (
     Skill,
     SkillVersion,
 )
-from memorysite.api import StrictSerializer, bounded_int, text
+from memorysite.api import StrictSerializer, boolean, bounded_int, text
 
 
 def _choice(choices, **kwargs) -> serializers.ChoiceField:
@@ -29,7 +29,7 @@ def _choice(choices, **kwargs) -> serializers.ChoiceField:
 class SkillVersionInput(StrictSerializer):
     strategy_text = text(max_length=STRATEGY_TEXT_MAX, multiline=True)
     avoid_rules = text(max_length=AVOID_RULES_MAX, multiline=True, required=False, allow_blank=True, default="")
-    memory_enabled = serializers.BooleanField(required=False, default=True)
+    memory_enabled = boolean(required=False, default=True)
     recent_trades_k = bounded_int(RECENT_TRADES_K_MIN, RECENT_TRADES_K_MAX, required=False, default=10)
     reflection_cadence = _choice(ReflectionCadence, required=False, default=ReflectionCadence.PER_N_TRADES)
     reflection_every_n_trades = bounded_int(REFLECTION_EVERY_N_MIN, REFLECTION_EVERY_N_MAX, required=False, default=5)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import ProhibitNullCharactersValidator
 from django.http import Http404
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -90,7 +91,7 @@ def text(*, max_length: int, multiline: bool = False, **kwargs) -> serializers.C
     validators = [reject_control_characters]
     if not multiline:
         validators.append(_reject_line_breaks)
-    return serializers.CharField(
+    return _TextField(
         max_length=max_length,
         validators=validators,
         error_messages={
@@ -100,6 +101,17 @@ def text(*, max_length: int, multiline: bool = False, **kwargs) -> serializers.C
         },
         **kwargs,
     )
+
+
+class _TextField(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        # DRF's own NUL check would repeat what reject_control_characters already says.
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
+
+
+def boolean(**kwargs) -> serializers.BooleanField:
+    return serializers.BooleanField(error_messages={"invalid": "must be true or false"}, **kwargs)
 
 
 def _reject_line_breaks(value: str) -> None:

@@ -98,7 +98,7 @@ def _import_pgserver(module: str):
         return importlib.import_module(f"pgserver.{module}")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -126,12 +126,12 @@ def _read_pid(path: Path) -> int | None:
 def _wait_for_exit(pid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _pid_alive(pid) or _process_name(pid) in {"", "<defunct>"}:
+        if not pid_alive(pid) or _process_name(pid) in {"", "<defunct>"}:
             return True
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
         time.sleep(0.05)
-    return not _pid_alive(pid)
+    return not pid_alive(pid)
 
 
 def _stop_pid(pid: int, first_signal: int) -> None:
@@ -163,7 +163,7 @@ class _Server:
     # -- shared lifecycle
     def running_pid(self) -> int | None:
         pid = self.pid()
-        if pid is None or not _pid_alive(pid):
+        if pid is None or not pid_alive(pid):
             return None
         if _process_name(pid) not in self.process_names:
             return None  # the pid was reused by an unrelated process
@@ -177,7 +177,7 @@ class _Server:
         pid = self.running_pid()
         if pid is not None and self.healthy():
             owner = self.owner_pid()
-            if owner is not None and owner != os.getpid() and _pid_alive(owner):
+            if owner is not None and owner != os.getpid() and pid_alive(owner):
                 logger.info("%s: reusing server pid %s owned by pid %s", self.name, pid, owner)
                 return False
             logger.info("%s: adopting orphaned server pid %s", self.name, pid)

@@ -41,7 +41,7 @@ DATABASE_URL = env_str("DATABASE_URL") or embedded.database_url(DATA_DIR)
 REDIS_URL = validate_redis_url(env_str("REDIS_URL") or embedded.redis_url(DATA_DIR))
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
-REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-sonnet-4-5")
+REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-4-5")
 
 INSTALLED_APPS = [
@@ -97,7 +97,7 @@ TEMPLATES = [
 
 _database = parse_database_url(DATABASE_URL)
 # Django's native psycopg 3 pool; persistent connections (CONN_MAX_AGE) must stay 0 with it.
-_database["OPTIONS"]["pool"] = {"min_size": 1, "max_size": 10, "timeout": 10}
+_database["OPTIONS"]["pool"] = {"min_size": 1, "max_size": 10, "timeout": 5}
 _database["CONN_MAX_AGE"] = 0
 _database["CONN_HEALTH_CHECKS"] = False
 DATABASES = {"default": _database}

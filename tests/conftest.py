@@ -21,6 +21,25 @@ def embedded_services():
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(embedded_services, django_db_modify_db_settings_parallel_suffix):
     """The servers must answer before pytest-django creates the test database."""
+    _drop_test_databases_of_dead_runs()
+
+
+def _drop_test_databases_of_dead_runs() -> None:
+    import psycopg
+    from django.conf import settings
+
+    from memorysite.embedded import pid_alive
+
+    database = settings.DATABASES["default"]
+    prefix = settings.TEST_DATABASE_PREFIX
+    conninfo = {"dbname": "postgres", "user": database["USER"], "password": database["PASSWORD"]}
+    conninfo.update({"host": database["HOST"], "port": database["PORT"]})
+    with psycopg.connect(**{k: v for k, v in conninfo.items() if v}, autocommit=True) as conn:
+        rows = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [prefix + "%"]).fetchall()
+        for (name,) in rows:
+            pid = name.removeprefix(prefix)
+            if pid.isdigit() and not pid_alive(int(pid)):
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"trader{n}")
     email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
-    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+    password = factory.django.Password(PASSWORD)
 
 
 class SkillFactory(factory.django.DjangoModelFactory):

@@ -1,5 +1,7 @@
 """The service's settings with test traffic kept apart from a `make run` on the same servers."""
 
+import os
+
 from memorysite.env import celery_broker_url, redis_url_with_db
 from memorysite.settings import *  # noqa: F403
 from memorysite.settings import REDIS_URL
@@ -11,3 +13,8 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 
 # Hashing passwords slowly is a production property, not something tests need to pay for.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# One test database per pytest process, so two runs in one checkout (or a run beside a helper
+# session) never drop each other's database; tests/conftest.py removes ones left by dead runs.
+TEST_DATABASE_PREFIX = f"test_{DATABASES['default']['NAME']}_"  # noqa: F405
+DATABASES["default"]["TEST"] = {"NAME": f"{TEST_DATABASE_PREFIX}{os.getpid()}"}  # noqa: F405

@@ -1,0 +1,56 @@
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+
+from ledger.models import DecisionSnapshot
+from tests.factories import DeploymentFactory, UserFactory
+
+
+@pytest.fixture
+def staff_client(client, db):
+    client.force_login(UserFactory(username="curator", is_staff=True, is_superuser=True))
+    return client
+
+
+@pytest.fixture
+def deployment(owner):
+    deployment = DeploymentFactory(skill_version__skill__owner=owner, skill_version__skill__name="Findable skill")
+    DecisionSnapshot.objects.create(
+        deployment=deployment,
+        owner=owner,
+        tick_at=dt.datetime(2026, 11, 2, tzinfo=dt.UTC),
+        equity_usd=1000,
+        engine_kind="rejected",
+        engine_rule="R3_POSITION_CAP",
+    )
+    return deployment
+
+
+@pytest.mark.parametrize("model", ["skill", "skillversion", "deployment", "decisionsnapshot"])
+def test_every_model_has_a_searchable_filterable_changelist(staff_client, deployment, model):
+    url = reverse(f"admin:ledger_{model}_changelist")
+    response = staff_client.get(url)
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == 1
+    searched = staff_client.get(url, {"q": "owner"})
+    assert searched.status_code == 200
+    assert searched.context["cl"].result_count == 1
+
+
+def test_snapshots_filter_by_engine_verdict(staff_client, deployment):
+    url = reverse("admin:ledger_decisionsnapshot_changelist")
+    assert staff_client.get(url, {"engine_kind__exact": "rejected"}).context["cl"].result_count == 1
+    assert staff_client.get(url, {"engine_kind__exact": "executed"}).context["cl"].result_count == 0
+
+
+def test_change_pages_render(staff_client, deployment):
+    for model, pk in [("skill", deployment.skill_version.skill_id), ("deployment", deployment.pk)]:
+        assert staff_client.get(reverse(f"admin:ledger_{model}_change", args=[pk])).status_code == 200
+
+
+def test_a_trader_without_staff_rights_cannot_enter_admin(client, owner):
+    client.force_login(owner)
+    response = client.get(reverse("admin:ledger_deployment_changelist"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))

@@ -1,0 +1,198 @@
+import json
+
+import pytest
+
+from ledger.models import Skill, SkillVersion
+from tests.factories import SkillFactory, SkillVersionFactory
+
+SKILLS = "/api/v1/skills/"
+
+
+def _skill_body(**overrides):
+    body = {"name": "Breakout", "strategy_text": "Buy breakouts above the 20-bar high."}
+    body.update(overrides)
+    return body
+
+
+def _db_state():
+    return (Skill.objects.count(), SkillVersion.objects.count())
+
+
+class TestSkillCreate:
+    def test_it_creates_the_skill_with_version_1_from_the_same_body(self, owner_api, owner):
+        response = owner_api.post(
+            SKILLS,
+            _skill_body(avoid_rules="Never short.\n\nNever hold overnight.\n", recent_trades_k=30),
+            format="json",
+        )
+        assert response.status_code == 201, response.json()
+        body = response.json()
+        assert body["name"] == "Breakout"
+        assert body["versions"] == [1]
+        latest = body["latest_version"]
+        assert latest["version"] == 1
+        assert latest["recent_trades_k"] == 30
+        assert latest["avoid_rules_list"] == ["Never short.", "Never hold overnight."]
+        version = SkillVersion.objects.get(skill_id=body["id"])
+        assert version.owner_id == owner.pk
+        assert Skill.objects.get(pk=body["id"]).owner_id == owner.pk
+
+    def test_it_applies_the_memory_defaults(self, owner_api):
+        latest = owner_api.post(SKILLS, _skill_body(), format="json").json()["latest_version"]
+        assert {k: latest[k] for k in latest if k in _DEFAULTS} == _DEFAULTS
+
+    @pytest.mark.parametrize(
+        ("field", "value", "message"),
+        [
+            ("recent_trades_k", 0, "must be between 1 and 30"),
+            ("recent_trades_k", 31, "must be between 1 and 30"),
+            ("recent_trades_k", "ten", "must be an integer; must be between 1 and 30"),
+            ("reflection_every_n_trades", 0, "must be between 1 and 1000"),
+            ("bars_window", 1001, "must be between 1 and 1000"),
+            ("reflection_cadence", "hourly", "must be one of off, per_n_trades, daily"),
+            ("name", "", "must not be blank"),
+            ("name", "x" * 101, "must be at most 100 characters"),
+            ("name", "two\nlines", "must be a single line"),
+            ("strategy_text", "bad \u202e override", "must not contain control characters or bidirectional overrides"),
+            ("strategy_text", "nul \x00 byte", "must not contain control characters or bidirectional overrides"),
+            ("memory_enabled", "maybe", "must be true or false"),
+        ],
+    )
+    def test_it_names_the_field_and_rule_and_writes_nothing(self, owner_api, field, value, message):
+        before = _db_state()
+        response = owner_api.post(SKILLS, _skill_body(**{field: value}), format="json")
+        assert response.status_code == 400
+        body = response.json()
+        assert body["errors"][field] == [message]
+        assert body["detail"] == f"{field}: {message}"
+        assert _db_state() == before
+
+    def test_it_requires_strategy_text(self, owner_api):
+        response = owner_api.post(SKILLS, {"name": "No text"}, format="json")
+        assert response.status_code == 400
+        assert response.json()["errors"] == {"strategy_text": ["This field is required."]}
+
+    @pytest.mark.parametrize("field", ["owner", "owner_id", "id", "version", "colour"])
+    def test_it_rejects_unknown_and_read_only_fields(self, owner_api, field):
+        before = _db_state()
+        response = owner_api.post(SKILLS, _skill_body(**{field: 1}), format="json")
+        assert response.status_code == 400
+        assert response.json()["errors"][field][0].startswith("unknown field; accepted fields are: avoid_rules,")
+        assert _db_state() == before
+
+    def test_it_refuses_a_second_skill_with_the_same_name(self, owner_api):
+        assert owner_api.post(SKILLS, _skill_body(), format="json").status_code == 201
+        response = owner_api.post(SKILLS, _skill_body(), format="json")
+        assert response.status_code == 400
+        assert response.json()["errors"] == {"name": ["you already have a skill with this name"]}
+        assert _db_state() == (1, 1)
+
+    def test_it_lets_two_traders_use_the_same_name(self, owner_api, other_api):
+        assert owner_api.post(SKILLS, _skill_body(), format="json").status_code == 201
+        assert other_api.post(SKILLS, _skill_body(), format="json").status_code == 201
+
+    def test_it_refuses_anonymous_requests(self, anon_api):
+        response = anon_api.post(SKILLS, _skill_body(), format="json")
+        assert response.status_code == 401
+        assert anon_api.get(SKILLS).status_code == 401
+        assert _db_state() == (0, 0)
+
+    def test_it_answers_415_for_a_form_body(self, owner_api):
+        response = owner_api.post(SKILLS, _skill_body())  # multipart, not JSON
+        assert response.status_code == 415
+        assert _db_state() == (0, 0)
+
+    def test_it_answers_400_for_malformed_json(self, owner_api):
+        response = owner_api.generic("POST", SKILLS, '{"name": "x",', content_type="application/json")
+        assert response.status_code == 400
+        assert response.json()["detail"].startswith("JSON parse error")
+        assert _db_state() == (0, 0)
+
+    @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+    def test_it_refuses_non_finite_numbers(self, owner_api, constant):
+        raw = json.dumps(_skill_body())[:-1] + f', "recent_trades_k": {constant}}}'
+        response = owner_api.generic("POST", SKILLS, raw, content_type="application/json")
+        assert response.status_code == 400
+        assert _db_state() == (0, 0)
+
+    def test_it_answers_400_for_a_json_array(self, owner_api):
+        response = owner_api.post(SKILLS, [_skill_body()], format="json")
+        assert response.status_code == 400
+        assert _db_state() == (0, 0)
+
+    def test_it_answers_413_for_a_body_over_1_mib(self, owner_api):
+        body = _skill_body(strategy_text="x" * (1024 * 1024))
+        response = owner_api.post(SKILLS, body, format="json")
+        assert response.status_code == 413
+        assert "at most 1048576 bytes" in response.json()["detail"]
+        assert _db_state() == (0, 0)
+
+
+_DEFAULTS = {
+    "memory_enabled": True,
+    "recent_trades_k": 10,
+    "reflection_cadence": "per_n_trades",
+    "reflection_every_n_trades": 5,
+    "bars_window": 100,
+    "avoid_rules": "",
+}
+
+
+class TestSkillRead:
+    def test_it_lists_only_the_traders_own_skills(self, owner_api, owner, other):
+        mine = SkillVersionFactory(skill=SkillFactory(owner=owner, name="Mine")).skill
+        SkillVersionFactory(skill=SkillFactory(owner=other, name="Theirs"))
+        body = owner_api.get(SKILLS).json()
+        assert body["count"] == 1
+        assert [skill["id"] for skill in body["results"]] == [mine.pk]
+
+    def test_it_shows_one_skill_with_its_latest_version(self, owner_api, owner):
+        skill = SkillFactory(owner=owner)
+        SkillVersionFactory(skill=skill, version=1)
+        SkillVersionFactory(skill=skill, version=2, strategy_text="v2 text")
+        body = owner_api.get(f"{SKILLS}{skill.pk}/").json()
+        assert body["versions"] == [1, 2]
+        assert body["latest_version"]["strategy_text"] == "v2 text"
+
+    def test_it_404s_another_traders_skill(self, owner_api, other):
+        theirs = SkillVersionFactory(skill=SkillFactory(owner=other)).skill
+        response = owner_api.get(f"{SKILLS}{theirs.pk}/")
+        assert response.status_code == 404
+        assert response.json() == {"detail": "Not found."}
+        assert owner_api.get(f"{SKILLS}999999/").json() == response.json()
+
+
+class TestSkillVersions:
+    def test_it_adds_the_next_version(self, owner_api, owner):
+        skill_id = owner_api.post(SKILLS, _skill_body(), format="json").json()["id"]
+        response = owner_api.post(
+            f"{SKILLS}{skill_id}/versions/", {"strategy_text": "Tighter stops.", "recent_trades_k": 5}, format="json"
+        )
+        assert response.status_code == 201, response.json()
+        assert response.json()["version"] == 2
+        assert response.json()["recent_trades_k"] == 5
+        listed = owner_api.get(f"{SKILLS}{skill_id}/versions/").json()
+        assert [v["version"] for v in listed["results"]] == [2, 1]
+        assert SkillVersion.objects.get(skill_id=skill_id, version=2).owner_id == owner.pk
+
+    def test_it_404s_versions_of_another_traders_skill(self, owner_api, other):
+        theirs = SkillVersionFactory(skill=SkillFactory(owner=other)).skill
+        before = _db_state()
+        response = owner_api.post(f"{SKILLS}{theirs.pk}/versions/", {"strategy_text": "mine now"}, format="json")
+        assert response.status_code == 404
+        assert owner_api.get(f"{SKILLS}{theirs.pk}/versions/").status_code == 404
+        assert _db_state() == before
+
+    def test_it_validates_a_new_version_and_writes_nothing(self, owner_api, owner):
+        skill = SkillVersionFactory(skill=SkillFactory(owner=owner), version=1).skill
+        response = owner_api.post(
+            f"{SKILLS}{skill.pk}/versions/", {"strategy_text": "ok", "recent_trades_k": 99}, format="json"
+        )
+        assert response.status_code == 400
+        assert response.json()["detail"] == "recent_trades_k: must be between 1 and 30"
+        assert skill.versions.count() == 1
+
+    def test_it_refuses_anonymous_requests(self, anon_api, owner):
+        skill = SkillVersionFactory(skill=SkillFactory(owner=owner), version=1).skill
+        assert anon_api.post(f"{SKILLS}{skill.pk}/versions/", {"strategy_text": "x"}, format="json").status_code == 401
+        assert anon_api.get(f"{SKILLS}{skill.pk}/versions/").status_code == 401

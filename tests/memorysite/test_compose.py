@@ -1,0 +1,54 @@
+"""docker-compose.yml wires the production-like stack through the same variables settings read."""
+
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from django.conf import settings
+
+BASE_DIR = Path(settings.BASE_DIR)
+APP_SERVICES = ["web", "worker", "beat", "migrate"]
+
+
+@pytest.fixture(scope="module")
+def compose():
+    return yaml.safe_load((BASE_DIR / "docker-compose.yml").read_text())
+
+
+def _settings_variables() -> set[str]:
+    return set(re.findall(r'env_(?:str|bool|list)\("([A-Z_]+)"', (BASE_DIR / "memorysite/settings.py").read_text()))
+
+
+def test_it_runs_pgvector_postgres_16_and_redis_7(compose):
+    services = compose["services"]
+    assert services["postgres"]["image"] == "pgvector/pgvector:pg16"
+    assert services["redis"]["image"] == "redis:7"
+    assert {"web", "worker", "beat"} <= set(services)
+
+
+@pytest.mark.parametrize("service", APP_SERVICES)
+def test_app_services_set_exactly_the_settings_variables(compose, service):
+    environment = compose["services"][service]["environment"]
+    assert set(environment) == _settings_variables()
+    assert environment["DEBUG"] == "false"
+
+
+def test_app_services_point_at_the_compose_servers(compose):
+    environment = compose["services"]["web"]["environment"]
+    database = urlsplit(environment["DATABASE_URL"])
+    assert (database.scheme, database.hostname, database.path) == ("postgres", "postgres", "/memory")
+    redis = urlsplit(environment["REDIS_URL"])
+    assert (redis.scheme, redis.hostname) == ("redis", "redis")
+
+
+def test_web_worker_and_beat_run_the_right_processes(compose):
+    services = compose["services"]
+    assert services["web"]["command"][:2] == ["gunicorn", "memorysite.wsgi"]
+    assert services["worker"]["command"][:4] == ["celery", "-A", "memorysite", "worker"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "memorysite", "beat"]
+    assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--noinput"]
+    for name in ["web", "worker", "beat"]:
+        assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert "/healthz" in " ".join(services["web"]["healthcheck"]["test"])

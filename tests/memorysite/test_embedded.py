@@ -1,0 +1,135 @@
+"""The embedded servers are real PostgreSQL 16 + pgvector and Redis, and their lifecycle is safe."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from memorysite.embedded import EmbeddedServices, pid_alive
+
+pytestmark = pytest.mark.slow
+BASE_DIR = Path(settings.BASE_DIR)
+
+
+def test_postgres_is_16_with_pgvector_a_vector_round_trips_and_hnsw_indexes_it(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version_num")
+        assert cursor.fetchone()[0].startswith("16")
+        cursor.execute("CREATE TEMPORARY TABLE probe (id int PRIMARY KEY, embedding vector(3))")
+        cursor.execute(
+            "INSERT INTO probe VALUES (1, %s), (2, %s), (3, %s)", ["[1,0,0]", "[0.25,-1.5,3]", "[0.9,0.1,0]"]
+        )
+        cursor.execute("CREATE INDEX probe_embedding_hnsw ON probe USING hnsw (embedding vector_l2_ops)")
+        cursor.execute("SELECT embedding::text FROM probe WHERE id = 2")
+        assert cursor.fetchone()[0] == "[0.25,-1.5,3]"
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'probe_embedding_hnsw'")
+        assert "USING hnsw" in cursor.fetchone()[0]
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN SELECT id FROM probe ORDER BY embedding <-> '[1,0,0]' LIMIT 2")
+        assert "probe_embedding_hnsw" in " ".join(row[0] for row in cursor.fetchall())
+        cursor.execute("SELECT id FROM probe ORDER BY embedding <-> '[1,0,0]' LIMIT 2")
+        assert [row[0] for row in cursor.fetchall()] == [1, 3]
+
+
+def test_redis_is_a_real_server():
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.set("embedded-probe", "value", ex=10)
+    assert client.get("embedded-probe") == b"value"
+    assert client.info("server")["redis_version"].startswith(("6.", "7."))
+
+
+# -- lifecycle, on a data directory of its own -------------------------------------------------
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from memorysite.embedded import EmbeddedServices
+services = EmbeddedServices(Path(sys.argv[1])).start().stop_on_exit()
+print(" ".join(str(s.running_pid()) for s in services.servers), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("embedded") / "data"
+    yield path
+    EmbeddedServices(path).start().stop()  # whatever a failed test left running
+
+
+def _holder(data_dir: Path) -> tuple[subprocess.Popen, list[int]]:
+    """A process that starts the servers in data_dir and holds them until it is signalled."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(data_dir)], cwd=BASE_DIR, stdout=subprocess.PIPE, text=True
+    )
+    pids = [int(pid) for pid in process.stdout.readline().split()]
+    assert len(pids) == 2, "holder did not start the servers"
+    return process, pids
+
+
+def _wait_gone(pids, timeout=30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(pid_alive(pid) for pid in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_second_start_reuses_servers_whose_owner_is_alive_and_leaves_them_running(data_dir):
+    holder, pids = _holder(data_dir)
+    try:
+        second = EmbeddedServices(data_dir).start()
+        assert second.owned == []
+        assert [server.running_pid() for server in second.servers] == pids
+        second.stop()
+        assert all(pid_alive(pid) for pid in pids)
+    finally:
+        holder.send_signal(signal.SIGTERM)
+        holder.wait(timeout=60)
+    assert _wait_gone(pids), "the owner stops its servers on SIGTERM"
+
+
+def test_it_adopts_and_stops_servers_orphaned_by_a_killed_owner(data_dir):
+    holder, pids = _holder(data_dir)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=10)
+    assert all(pid_alive(pid) for pid in pids), "a SIGKILLed owner cannot clean up"
+    services = EmbeddedServices(data_dir).start()
+    assert {server.name for server in services.owned} == {"postgres", "redis"}
+    assert [server.running_pid() for server in services.servers] == pids  # reused, not restarted
+    services.stop()
+    assert _wait_gone(pids)
+
+
+def test_it_ignores_a_stale_pid_file_that_names_another_process(data_dir):
+    services = EmbeddedServices(data_dir, postgres=False)
+    pid_file = data_dir / "redis" / "redis.pid"
+    pid_file.parent.mkdir(parents=True, exist_ok=True)
+    pid_file.write_text(f"{os.getpid()}\n")  # a live process that is not redis-server
+    services.start()
+    try:
+        (server,) = services.owned
+        assert server.running_pid() not in (None, os.getpid())
+        assert server.healthy()
+    finally:
+        services.stop()
+    assert pid_alive(os.getpid())
+
+
+def test_manage_py_starts_what_is_missing_and_leaves_servers_it_did_not_start(embedded_services):
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--database", "default"],
+        cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    if embedded_services.owned:  # this test session started them: manage.py must not have stopped them
+        assert all(server.healthy() for server in embedded_services.owned)

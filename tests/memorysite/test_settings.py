@@ -1,0 +1,76 @@
+"""Settings read the environment once, fail loudly, and have a production profile."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+BASE_DIR = Path(settings.BASE_DIR)
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "k" * 20 + "-production-secret-that-is-long-enough-0123456789",
+    "ALLOWED_HOSTS": "memory.example.com",
+    # External servers named, so manage.py starts no embedded ones; `check` does not connect.
+    "DATABASE_URL": "postgres://memory:pw@db.internal:5432/memory",
+    "REDIS_URL": "redis://cache.internal:6379/0",
+}
+
+
+def _manage(*args, **env_overrides):
+    env = {k: v for k, v in os.environ.items() if k not in {*PRODUCTION, "DJANGO_SETTINGS_MODULE"}}
+    env.update(env_overrides)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_production_profile_passes_check_deploy():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"DEBUG": "perhaps"}, "DEBUG='perhaps': must be one of true/false"),
+        ({"SECRET_KEY": ""}, "SECRET_KEY: must be set when DEBUG=false"),
+        ({"SECRET_KEY": "short"}, "SECRET_KEY: must be 50+ random characters when DEBUG=false"),
+        ({"ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS: must list the served host names when DEBUG=false"),
+        ({"ALLOWED_HOSTS": "a,,b"}, "ALLOWED_HOSTS='a,,b': must be a comma-separated list"),
+        ({"DATABASE_URL": "mysql://u@h/db"}, "DATABASE_URL: scheme must be postgres://"),
+        ({"REDIS_URL": "http://cache/0"}, "REDIS_URL: scheme must be redis://, rediss:// or unix://"),
+    ],
+)
+def test_it_fails_loudly_on_a_malformed_environment(overrides, message):
+    result = _manage("check", **{**PRODUCTION, **overrides})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr
+
+
+def test_settings_read_every_documented_variable_and_no_other():
+    documented = set(re.findall(r"^([A-Z_]+)=", (BASE_DIR / ".env.example").read_text(), re.MULTILINE))
+    read = set(re.findall(r'env_(?:str|bool|list)\("([A-Z_]+)"', (BASE_DIR / "memorysite/settings.py").read_text()))
+    assert read == {
+        "DATABASE_URL",
+        "REDIS_URL",
+        "SECRET_KEY",
+        "DEBUG",
+        "ALLOWED_HOSTS",
+        "ANTHROPIC_API_KEY",
+        "REFLECTION_MODEL",
+        "CHAT_MODEL",
+    }
+    assert documented - {"POSTGRES_PASSWORD"} == read
+
+
+def test_it_uses_the_native_psycopg_pool():
+    database = settings.DATABASES["default"]
+    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert database["OPTIONS"]["pool"]["max_size"] >= 1
+    assert database["CONN_MAX_AGE"] == 0
