@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    # Ctrl-C and SIGTERM both end up in the finally blocks below.
+    # Ctrl-C and SIGTERM both end up in the finally blocks below. SIGINT is set explicitly:
+    # a shell starting us in the background hands us SIGINT ignored, and Python keeps it so.
+    signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     services = EmbeddedServices.for_unset_urls()
     children: dict[str, subprocess.Popen] = {}
