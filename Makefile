@@ -56,6 +56,9 @@ bench: $(DEV_STAMP)
 		echo "== $$script"; $(VENV)/bin/python $$script || exit 1; \
 	done
 
-## clean-data: delete the embedded servers' data (stop `make run` first)
+## clean-data: stop the embedded servers (stop `make run` first) and delete their data
 clean-data:
+	@if [ -x $(VENV)/bin/python ] && [ -d .data ]; then \
+		$(VENV)/bin/python -c 'from memorysite.embedded import EmbeddedServices; EmbeddedServices().stop_all()'; \
+	fi
 	rm -rf .data

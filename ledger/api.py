@@ -39,9 +39,18 @@ class Page(LimitOffsetPagination):
     default_limit = 100
     max_limit = 500
 
+    def get_paginated_response_schema(self, schema):
+        # DRF writes OpenAPI 3.0's `nullable`; the schema is 3.1, where null is a type.
+        paginated = super().get_paginated_response_schema(schema)
+        for link in ("next", "previous"):
+            field = paginated["properties"][link]
+            field.pop("nullable", None)
+            field["type"] = ["string", "null"]
+        return paginated
+
 
 def _paginated(view: APIView, queryset, serializer_class) -> Response:
-    paginator = Page()
+    paginator = view.pagination_class()
     page = paginator.paginate_queryset(queryset, view.request, view=view)
     return paginator.get_paginated_response(serializer_class(page, many=True).data)
 
@@ -67,6 +76,8 @@ class TokenView(APIView):
 
 
 class SkillListView(APIView):
+    pagination_class = Page  # also tells the OpenAPI schema that GET is paginated
+
     @extend_schema(responses={200: SkillOutput(many=True)}, summary="Your skills, by name", tags=["skills"])
     def get(self, request):
         return _paginated(self, selectors.skill_list(user=request.user), SkillOutput)
@@ -91,6 +102,8 @@ class SkillDetailView(APIView):
 
 
 class SkillVersionListView(APIView):
+    pagination_class = Page  # also tells the OpenAPI schema that GET is paginated
+
     @extend_schema(
         responses={200: SkillVersionOutput(many=True), **_ERRORS},
         summary="Versions of one of your skills, newest first",
@@ -115,6 +128,8 @@ class SkillVersionListView(APIView):
 
 
 class DeploymentListView(APIView):
+    pagination_class = Page  # also tells the OpenAPI schema that GET is paginated
+
     @extend_schema(
         responses={200: DeploymentOutput(many=True)}, summary="Your deployments, newest first", tags=["deployments"]
     )

@@ -16,6 +16,7 @@ Lifecycle rules:
 
 from __future__ import annotations
 
+import abc
 import atexit
 import contextlib
 import fcntl
@@ -146,18 +147,31 @@ def _stop_pid(pid: int, first_signal: int) -> None:
     raise EmbeddedServiceError(f"process {pid} did not stop")
 
 
-class _Server:
+class _Server(abc.ABC):
+    """Lifecycle shared by both servers; subclasses say how to start, probe and find them."""
+
     name: str
     process_names: frozenset[str]
+    stop_signal: signal.Signals
 
     def __init__(self, paths: EmbeddedPaths):
         self.paths = paths
 
-    # -- to implement
-    def pid(self) -> int | None: ...
-    def healthy(self) -> bool: ...
+    @abc.abstractmethod
+    def pid(self) -> int | None:
+        """The pid its pid file names, alive or not."""
+
+    @abc.abstractmethod
+    def healthy(self) -> bool:
+        """Does it answer a query right now?"""
+
+    @abc.abstractmethod
+    def log_path(self) -> Path: ...
+
+    @abc.abstractmethod
     def _start(self) -> None: ...
-    def _stop_signal(self) -> int: ...
+
+    @abc.abstractmethod
     def _clear_stale_pid_file(self) -> None: ...
 
     # -- shared lifecycle
@@ -202,18 +216,17 @@ class _Server:
     def stop(self) -> None:
         pid = self.running_pid()
         if pid is not None:
-            _stop_pid(pid, self._stop_signal())
+            _stop_pid(pid, self.stop_signal)
         self.paths.owner_file(self.name).unlink(missing_ok=True)
 
     def _claim(self) -> None:
         self.paths.owner_file(self.name).write_text(f"{os.getpid()}\n")
 
-    def log_path(self) -> Path: ...
-
 
 class _Postgres(_Server):
     name = "postgres"
     process_names = frozenset({"postgres", "postmaster"})
+    stop_signal = signal.SIGINT  # PostgreSQL's "fast" shutdown: roll back clients, checkpoint, exit
 
     def __init__(self, paths: EmbeddedPaths):
         super().__init__(paths)
@@ -229,9 +242,6 @@ class _Postgres(_Server):
 
     def pid(self) -> int | None:
         return _read_pid(self.pgdata / "postmaster.pid")
-
-    def _stop_signal(self) -> int:
-        return signal.SIGINT  # PostgreSQL "fast" shutdown: roll back clients, checkpoint, exit
 
     def _clear_stale_pid_file(self) -> None:
         (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
@@ -315,6 +325,7 @@ class _Postgres(_Server):
 class _Redis(_Server):
     name = "redis"
     process_names = frozenset({"redis-server"})
+    stop_signal = signal.SIGTERM  # Redis flushes its append-only file and exits
 
     @property
     def pid_file(self) -> Path:
@@ -325,9 +336,6 @@ class _Redis(_Server):
 
     def pid(self) -> int | None:
         return _read_pid(self.pid_file)
-
-    def _stop_signal(self) -> int:
-        return signal.SIGTERM  # Redis flushes its append-only file and exits
 
     def _clear_stale_pid_file(self) -> None:
         self.pid_file.unlink(missing_ok=True)
@@ -405,6 +413,13 @@ class EmbeddedServices:
                 server = self.owned.pop()
                 if server.owner_pid() == os.getpid():
                     server.stop()
+
+    def stop_all(self) -> None:
+        """Stop these servers whoever owns them (for `make clean-data` and test clean-up)."""
+        with self._lock():
+            for server in self.servers:
+                server.stop()
+            self.owned.clear()
 
     def environment(self) -> dict[str, str]:
         """URLs of the servers this object manages, for child processes."""

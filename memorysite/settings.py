@@ -159,6 +159,8 @@ SPECTACULAR_SETTINGS = {
         "`POST /api/v1/auth/token/` or `manage.py issue_token USERNAME`."
     ),
     "VERSION": "1.0.0",
+    # 3.1 schemas are JSON Schema, so clients (and our tests) can validate responses directly.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI is served from our own static files (drf-spectacular-sidecar), never a CDN.

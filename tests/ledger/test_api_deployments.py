@@ -71,10 +71,6 @@ class TestDeploymentCreate:
         assert anon_api.post(DEPLOYMENTS, {"skill_id": skill.pk, "mode": "paper"}, format="json").status_code == 401
         assert Deployment.objects.count() == 0
 
-    def test_it_answers_415_for_a_form_body(self, owner_api, skill):
-        assert owner_api.post(DEPLOYMENTS, {"skill_id": skill.pk, "mode": "paper"}).status_code == 415
-        assert Deployment.objects.count() == 0
-
 
 class TestDeploymentRead:
     def test_it_lists_only_the_traders_deployments_newest_first(self, owner_api, owner, other):

@@ -61,7 +61,7 @@ time.sleep(600)
 def data_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("embedded") / "data"
     yield path
-    EmbeddedServices(path).start().stop()  # whatever a failed test left running
+    EmbeddedServices(path).stop_all()  # whatever a failed test left running
 
 
 def _holder(data_dir: Path) -> tuple[subprocess.Popen, list[int]]:
