@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Max, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from ledger.models import Deployment, Skill, SkillVersion
@@ -11,7 +11,6 @@ from ledger.models import Deployment, Skill, SkillVersion
 def skill_list(*, user) -> QuerySet[Skill]:
     return (
         Skill.objects.owned_by(user)
-        .annotate(latest_version_number=Max("versions__version"))
         .prefetch_related(Prefetch("versions", queryset=SkillVersion.objects.order_by("-version")))
         .order_by("name", "id")
     )
