@@ -16,12 +16,18 @@ from ledger import selectors, services
 from ledger.serializers import (
     DeploymentCreateInput,
     DeploymentOutput,
+    FillInput,
     SkillCreateInput,
     SkillOutput,
     SkillVersionInput,
     SkillVersionOutput,
+    TickAccepted,
+    TickDetailOutput,
+    TickInput,
     TokenInput,
     TokenOutput,
+    TradeListQuery,
+    TradeOutput,
 )
 
 BAD_CREDENTIALS = "unable to log in with these credentials"
@@ -156,3 +162,78 @@ class DeploymentDetailView(APIView):
     )
     def get(self, request, deployment_id: int):
         return Response(DeploymentOutput(selectors.deployment_get(user=request.user, deployment_id=deployment_id)).data)
+
+
+# -- runner endpoints: ticks, fills, trades ------------------------------------------------------
+
+_TICK_ERRORS = {**_ERRORS, 409: OpenApiResponse(description="tick_at is older than the deployment's latest tick.")}
+
+
+class TickListView(APIView):
+    @extend_schema(
+        request=TickInput,
+        responses={
+            201: OpenApiResponse(TickAccepted, description="Stored; materialization follows (see the tick's ops)."),
+            200: OpenApiResponse(TickAccepted, description="This tick_at was stored before; nothing written."),
+            **_TICK_ERRORS,
+        },
+        summary="Post one tick: positions after fills, marks, the agent's proposal, the engine's verdict",
+        tags=["ticks"],
+    )
+    def post(self, request, deployment_id: int):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        data = TickInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        payload = {key: value for key, value in request.data.items() if key != "tick_at"}
+        try:
+            result = services.tick_ingest(
+                deployment=deployment, tick_at=data.validated_data["tick_at"], payload=payload
+            )
+        except services.TickConflict as conflict:
+            return Response({"detail": f"tick_at: {conflict}", "errors": {"tick_at": [str(conflict)]}}, status=409)
+        body = {"snapshot_id": str(result.snapshot.pk), "duplicate": result.duplicate}
+        return Response(body, status=status.HTTP_200_OK if result.duplicate else status.HTTP_201_CREATED)
+
+
+class TickDetailView(APIView):
+    @extend_schema(
+        responses={200: TickDetailOutput, **_ERRORS},
+        summary="What materializing one tick did to the trade ledger (a flip shows as close then open)",
+        tags=["ticks"],
+    )
+    def get(self, request, deployment_id: int, snapshot_id):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        services.materialize_if_behind(deployment)
+        snapshot = selectors.snapshot_get(deployment=deployment, snapshot_id=snapshot_id)
+        return Response(TickDetailOutput(snapshot).data)
+
+
+class FillView(APIView):
+    @extend_schema(
+        request=FillInput,
+        responses={200: TradeOutput, **_ERRORS},
+        summary="Add a fill's fees to the open trade in that symbol",
+        tags=["ticks"],
+    )
+    def post(self, request, deployment_id: int):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        data = FillInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        trade = services.fill_record(deployment=deployment, **data.validated_data)
+        return Response(TradeOutput(trade).data)
+
+
+class TradeListView(APIView):
+    @extend_schema(
+        parameters=[TradeListQuery],
+        responses={200: TradeOutput(many=True), **_ERRORS},
+        summary="The deployment's trades, newest entry first",
+        tags=["trades"],
+    )
+    def get(self, request, deployment_id: int):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        query = TradeListQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        services.materialize_if_behind(deployment)
+        trades = selectors.trade_list(deployment=deployment, **query.validated_data)
+        return Response(TradeOutput(trades, many=True).data)

@@ -11,7 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 
 class OwnedQuerySet(models.QuerySet):
@@ -132,6 +132,13 @@ class Deployment(OwnedModel):
     mode = models.CharField(max_length=8, choices=DeploymentMode.choices)
     status = models.CharField(max_length=8, choices=DeploymentStatus.choices, default=DeploymentStatus.RUNNING)
     day_start_equity_usd = models.DecimalField(max_digits=20, decimal_places=8, null=True, blank=True)
+    # The UTC date day_start_equity_usd was captured for (the first tick after that midnight).
+    day_start_on = models.DateField(null=True, blank=True)
+    # Written by reflection when a lessons note becomes active; the materializer stamps new trades with it.
+    active_lessons_hash = models.CharField(max_length=16, blank=True, default="")
+    # Tick ingestion's high-water mark, and the materializer's cursor: snapshots up to it are applied.
+    latest_tick_at = models.DateTimeField(null=True, blank=True)
+    materialized_through = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -144,11 +151,23 @@ class Deployment(OwnedModel):
                 condition=Q(day_start_equity_usd__isnull=True) | Q(day_start_equity_usd__gte=0),
                 name="deployment_day_start_equity_non_negative",
             ),
+            models.CheckConstraint(
+                condition=Q(materialized_through__isnull=True) | Q(materialized_through__lte=F("latest_tick_at")),
+                name="deployment_cursor_not_past_latest_tick",
+            ),
         ]
         indexes = [models.Index(fields=["owner", "-created_at"], name="deployment_owner_recent")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.skill_version} ({self.mode})"
+
+
+class ProposedActionKind(models.TextChoices):
+    PROPOSE_ORDER = "propose_order", "propose_order"
+    CLOSE_POSITION = "close_position", "close_position"
+    ADJUST_POSITION = "adjust_position", "adjust_position"
+    HOLD = "hold", "hold"
+    FLATTEN = "flatten", "flatten"
 
 
 class EngineKind(models.TextChoices):
@@ -172,6 +191,9 @@ class DecisionSnapshot(OwnedModel):
     engine_kind = models.CharField(max_length=8, choices=EngineKind.choices, blank=True, default="")
     engine_rule = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set in the same transaction that applied this tick's ops to trade_history.
+    materialized_at = models.DateTimeField(null=True, blank=True)
+    materialized_ops = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "decision_snapshots"
@@ -192,3 +214,104 @@ class DecisionSnapshot(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.deployment_id} @ {self.tick_at.isoformat()}"
+
+
+class TradeSide(models.TextChoices):
+    LONG = "long", "long"
+    SHORT = "short", "short"
+
+
+class TradeStatus(models.TextChoices):
+    OPEN = "open", "open"
+    CLOSED = "closed", "closed"
+
+
+_USD = {"max_digits": 28, "decimal_places": 8}
+_PRICE = {"max_digits": 32, "decimal_places": 12}
+
+
+class TradeHistory(OwnedModel):
+    """One round-trip trade, materialized from position deltas (seed: trade_history)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="trades")
+    skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="trades")
+    skill_version = models.PositiveIntegerField()
+    symbol = models.CharField(max_length=32)
+    side = models.CharField(max_length=5, choices=TradeSide.choices)
+    status = models.CharField(max_length=6, choices=TradeStatus.choices, default=TradeStatus.OPEN)
+    # entry
+    entry_tick_at = models.DateTimeField()
+    entry_price = models.DecimalField(**_PRICE)
+    entry_size_usd = models.DecimalField(**_USD)
+    entry_leverage = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    entry_reason = models.TextField(blank=True, default="")
+    entry_snapshot = models.ForeignKey(
+        DecisionSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    entry_lessons_hash = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001 (null = no active lessons)
+    entry_regime_tag = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 (null = not classified)
+    # position accounting while open (average cost at tick marks)
+    size_base = models.DecimalField(**_PRICE)
+    avg_entry_price = models.DecimalField(**_PRICE)
+    accrued_pnl_usd = models.DecimalField(**_USD, default=0)
+    last_mark_price = models.DecimalField(**_PRICE)
+    # exit (null while open)
+    exit_tick_at = models.DateTimeField(null=True, blank=True)
+    exit_price = models.DecimalField(**_PRICE, null=True, blank=True)
+    exit_price_carried = models.BooleanField(default=False)
+    exit_reason = models.TextField(null=True, blank=True)  # noqa: DJ001 (null while open, as the seed)
+    exit_snapshot = models.ForeignKey(
+        DecisionSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # outcome
+    holding_minutes = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    realized_pnl_usd = models.DecimalField(**_USD, null=True, blank=True)
+    fees_usd = models.DecimalField(**_USD, default=0)
+    mfe_usd = models.DecimalField(**_USD, null=True, blank=True)
+    mae_usd = models.DecimalField(**_USD, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "trade_history"
+        constraints = [
+            # The materializer relies on this: at most one open row per (deployment, symbol).
+            models.UniqueConstraint(
+                fields=["deployment", "symbol"], condition=Q(status="open"), name="trade_one_open_per_symbol"
+            ),
+            models.CheckConstraint(condition=Q(side__in=TradeSide.values), name="trade_side_valid"),
+            models.CheckConstraint(condition=Q(status__in=TradeStatus.values), name="trade_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status="open")
+                | (
+                    Q(exit_tick_at__isnull=False)
+                    & Q(exit_price__isnull=False)
+                    & Q(exit_reason__isnull=False)
+                    & Q(realized_pnl_usd__isnull=False)
+                    & Q(holding_minutes__isnull=False)
+                ),
+                name="trade_closed_has_exit_fields",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="closed") | (Q(exit_tick_at__isnull=True) & Q(realized_pnl_usd__isnull=True)),
+                name="trade_open_has_no_exit",
+            ),
+            models.CheckConstraint(
+                condition=Q(entry_price__gt=0) & Q(size_base__gt=0) & Q(entry_size_usd__gt=0),
+                name="trade_entry_positive",
+            ),
+            models.CheckConstraint(condition=Q(fees_usd__gte=0), name="trade_fees_non_negative"),
+        ]
+        indexes = [
+            # Recent trades for the context and the journal page.
+            models.Index(fields=["deployment", "-entry_tick_at"], name="trade_deployment_recent"),
+            models.Index(fields=["skill", "skill_version", "-entry_tick_at"], name="trade_skill_version_recent"),
+            # Closed trades by exit time: today's realized PnL and the losing streak.
+            models.Index(
+                fields=["deployment", "-exit_tick_at"], condition=Q(status="closed"), name="trade_deployment_exits"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.symbol} {self.side} {self.status} @ {self.entry_tick_at.isoformat()}"

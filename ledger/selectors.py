@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from ledger.models import Deployment, Skill, SkillVersion
+from ledger.domain import ClosedTrade, OpenTrade, Tick
+from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
+from ledger.risk_state import EngineOutcome, risk_window_start
 
 
 def skill_list(*, user) -> QuerySet[Skill]:
@@ -31,3 +36,102 @@ def deployment_list(*, user) -> QuerySet[Deployment]:
 
 def deployment_get(*, user, deployment_id: int) -> Deployment:
     return get_object_or_404(deployment_list(user=user), pk=deployment_id)
+
+
+# -- trade ledger --------------------------------------------------------------------------------
+
+# The losing streak is counted over at most this many of the newest closes.
+STREAK_LOOKBACK = 50
+
+
+def trade_row_to_open(row: TradeHistory) -> OpenTrade:
+    return OpenTrade(
+        symbol=row.symbol,
+        side=row.side,
+        entry_tick_at=row.entry_tick_at,
+        entry_price=row.entry_price,
+        entry_size_usd=row.entry_size_usd,
+        entry_reason=row.entry_reason,
+        entry_regime_tag=row.entry_regime_tag,
+        size_base=row.size_base,
+        avg_entry_price=row.avg_entry_price,
+        accrued_pnl_usd=row.accrued_pnl_usd,
+        mfe_usd=row.mfe_usd,
+        mae_usd=row.mae_usd,
+        last_mark_price=row.last_mark_price,
+    )
+
+
+def trade_row_to_closed(row: TradeHistory) -> ClosedTrade:
+    return ClosedTrade(
+        symbol=row.symbol,
+        side=row.side,
+        entry_tick_at=row.entry_tick_at,
+        entry_price=row.entry_price,
+        entry_size_usd=row.entry_size_usd,
+        entry_reason=row.entry_reason,
+        entry_regime_tag=row.entry_regime_tag,
+        exit_tick_at=row.exit_tick_at,
+        exit_price=row.exit_price,
+        exit_reason=row.exit_reason,
+        realized_pnl_usd=row.realized_pnl_usd,
+        holding_minutes=row.holding_minutes,
+    )
+
+
+def trade_list(*, deployment: Deployment, status: str | None = None, limit: int = 50) -> list[TradeHistory]:
+    trades = TradeHistory.objects.filter(deployment=deployment)
+    if status:
+        trades = trades.filter(status=status)
+    return list(trades.order_by("-entry_tick_at", "symbol")[:limit])
+
+
+def snapshot_get(*, deployment: Deployment, snapshot_id) -> DecisionSnapshot:
+    return get_object_or_404(DecisionSnapshot.objects.filter(deployment=deployment), pk=snapshot_id)
+
+
+@dataclass(frozen=True)
+class ContextInputs:
+    """Everything the per-tick memory context reads, in a bounded number of queries."""
+
+    last_tick: Tick | None
+    outcomes: list[EngineOutcome]
+    recent_closed: list[ClosedTrade]
+    closed_today_and_streak: list[ClosedTrade]
+    open_trades: list[OpenTrade]
+    day_start_equity_usd: Decimal | None
+
+
+def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
+    from ledger.services import snapshot_tick  # the one place a snapshot becomes a Tick
+
+    last = DecisionSnapshot.objects.filter(deployment=deployment).order_by("-tick_at").first()
+    if last is None:
+        return ContextInputs(None, [], [], [], [], deployment.day_start_equity_usd)
+    now = last.tick_at
+    window_start = risk_window_start(now)
+    outcomes = [
+        EngineOutcome(tick_at=tick_at, engine_kind=kind, engine_rule=rule)
+        for tick_at, kind, rule in DecisionSnapshot.objects.filter(
+            deployment=deployment, tick_at__gt=window_start, tick_at__lte=now
+        )
+        .exclude(engine_kind="")
+        .order_by("tick_at")
+        .values_list("tick_at", "engine_kind", "engine_rule")
+    ]
+    closed = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
+    recent_closed = [trade_row_to_closed(row) for row in closed.order_by("-entry_tick_at", "symbol")[:recent_k]]
+    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    by_exit = closed.order_by("-exit_tick_at", "-entry_tick_at", "symbol")
+    today = list(by_exit.filter(exit_tick_at__gte=day_start, exit_tick_at__lte=now))
+    streak = list(by_exit.filter(exit_tick_at__lte=now)[:STREAK_LOOKBACK])
+    merged = {row.pk: row for row in [*today, *streak]}
+    open_rows = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN).order_by("symbol")
+    return ContextInputs(
+        last_tick=snapshot_tick(last),
+        outcomes=outcomes,
+        recent_closed=recent_closed,
+        closed_today_and_streak=[trade_row_to_closed(row) for row in merged.values()],
+        open_trades=[trade_row_to_open(row) for row in open_rows],
+        day_start_equity_usd=deployment.day_start_equity_usd,
+    )

@@ -1,5 +1,7 @@
 """Input and output shapes of the ledger API. Inputs are strict: unknown fields are refused."""
 
+import re
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -14,11 +16,19 @@ from ledger.models import (
     STRATEGY_TEXT_MAX,
     Deployment,
     DeploymentMode,
+    EngineKind,
+    ProposedActionKind,
     ReflectionCadence,
     Skill,
     SkillVersion,
+    TradeHistory,
+    TradeSide,
+    TradeStatus,
 )
-from memorysite.api import StrictSerializer, boolean, bounded_int, text
+from memorysite.api import AwareDateTimeField, NumberField, StrictSerializer, boolean, bounded_int, text
+
+MAX_POSITIONS = 200
+MAX_BARS = 1000
 
 
 def _choice(choices, **kwargs) -> serializers.ChoiceField:
@@ -103,3 +113,125 @@ class TokenInput(StrictSerializer):
 
 class TokenOutput(serializers.Serializer):
     token = serializers.CharField()
+
+
+# -- ticks, fills, trades, context ---------------------------------------------------------------
+
+SYMBOL_RULE = "must be 1-32 characters of letters, digits and . _ - / :"
+_SYMBOL_PATTERN = r"^[A-Za-z0-9._\-/:]{1,32}$"
+ENGINE_RULE_RULE = "must be 1-64 characters of letters, digits and _ . -"
+
+
+def symbol_field(**kwargs) -> serializers.RegexField:
+    return serializers.RegexField(_SYMBOL_PATTERN, error_messages={"invalid": SYMBOL_RULE}, **kwargs)
+
+
+class PositionInput(StrictSerializer):
+    symbol = symbol_field()
+    side = _choice(TradeSide)
+    size = NumberField(greater_than=0)
+    mark_price = NumberField(greater_than=0)
+    leverage = NumberField(greater_than=0, required=False, allow_null=True)
+
+
+class ProposedActionInput(StrictSerializer):
+    kind = _choice(ProposedActionKind)
+    symbol = symbol_field(required=False, allow_null=True)
+    reason = text(max_length=500, required=False, allow_blank=True)
+
+
+class EngineInput(StrictSerializer):
+    kind = _choice(EngineKind)
+    rule = serializers.RegexField(
+        r"^[A-Za-z0-9_.\-]{1,64}$", required=False, allow_null=True, error_messages={"invalid": ENGINE_RULE_RULE}
+    )
+
+
+class BarInput(StrictSerializer):
+    t = serializers.JSONField()
+    o = NumberField(greater_than=0)
+    h = NumberField(greater_than=0)
+    l = NumberField(greater_than=0)  # noqa: E741 (the runner's field name)
+    c = NumberField(greater_than=0)
+    v = NumberField(at_least=0)
+
+    def validate_t(self, value):
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise serializers.ValidationError("must be a timestamp string or number")
+        return value
+
+
+class _SymbolKeyedDict(serializers.DictField):
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            bad = [key for key in data if not re.match(_SYMBOL_PATTERN, key)]
+            if bad:
+                raise serializers.ValidationError({key: [f"symbol {SYMBOL_RULE}"] for key in bad})
+        return super().to_internal_value(data)
+
+
+class TickInput(StrictSerializer):
+    tick_at = AwareDateTimeField()
+    equity_usd = NumberField(at_least=0)
+    positions = serializers.ListField(child=PositionInput(), max_length=MAX_POSITIONS)
+    marks = _SymbolKeyedDict(child=NumberField(greater_than=0), required=False)
+    proposed_action = ProposedActionInput(required=False, allow_null=True)
+    engine = EngineInput(required=False, allow_null=True)
+    bars = _SymbolKeyedDict(child=serializers.ListField(child=BarInput(), max_length=MAX_BARS), required=False)
+
+    def validate_positions(self, positions):
+        seen: set[str] = set()
+        errors = {}
+        for index, position in enumerate(positions):
+            if position["symbol"] in seen:
+                errors[index] = {"symbol": ["listed twice; one line per symbol"]}
+            seen.add(position["symbol"])
+        if errors:
+            raise serializers.ValidationError(errors)
+        return positions
+
+
+class TickAccepted(serializers.Serializer):
+    snapshot_id = serializers.UUIDField()
+    duplicate = serializers.BooleanField()
+
+
+class TickOpOutput(serializers.Serializer):
+    op = serializers.ChoiceField(choices=["open_trade", "update_mfe_mae", "close_trade"])
+    symbol = serializers.CharField()
+
+
+class TickDetailOutput(serializers.Serializer):
+    snapshot_id = serializers.UUIDField(source="id")
+    tick_at = serializers.DateTimeField()
+    materialized_at = serializers.DateTimeField(allow_null=True)
+    ops = serializers.ListField(child=serializers.DictField(), source="materialized_ops", allow_null=True)
+
+
+class FillInput(StrictSerializer):
+    symbol = symbol_field()
+    fees_usd = NumberField(at_least=0)
+    filled_at = AwareDateTimeField()
+
+
+class TradeOutput(serializers.ModelSerializer):
+    deployment_id = serializers.IntegerField()
+    skill_id = serializers.IntegerField()
+    entry_snapshot_id = serializers.UUIDField(allow_null=True)
+    exit_snapshot_id = serializers.UUIDField(allow_null=True)
+
+    class Meta:
+        model = TradeHistory
+        fields = [
+            "id", "deployment_id", "skill_id", "skill_version", "symbol", "side", "status",
+            "entry_tick_at", "entry_price", "entry_size_usd", "entry_leverage", "entry_reason",
+            "entry_snapshot_id", "entry_lessons_hash", "entry_regime_tag",
+            "exit_tick_at", "exit_price", "exit_price_carried", "exit_reason", "exit_snapshot_id",
+            "holding_minutes", "realized_pnl_usd", "fees_usd", "mfe_usd", "mae_usd",
+            "size_base", "avg_entry_price", "last_mark_price", "created_at", "updated_at",
+        ]  # fmt: skip
+
+
+class TradeListQuery(StrictSerializer):
+    status = _choice(TradeStatus, required=False)
+    limit = bounded_int(1, 500, required=False, default=50)

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import logging
+import uuid
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from functools import partial
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
-from ledger.models import Deployment, Skill, SkillVersion
+from ledger.domain import Tick, tick_from_payload
+from ledger.materializer import (
+    CloseTrade,
+    MaterializeContext,
+    OpenTradeOp,
+    UpdateMfeMae,
+    apply_ops,
+    flatten_ops,
+    reconcile_portfolio_delta,
+)
+from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
+from ledger.selectors import trade_row_to_open
+from ledger.signals import trades_closed
+
+logger = logging.getLogger(__name__)
 
 SKILL_NAME_TAKEN = "you already have a skill with this name"
 VERSION_NOT_FOUND = "this skill has no version {version}; its latest is {latest}"
@@ -69,4 +91,235 @@ def deployment_create(*, owner, skill_id: int, version: int | None, mode: str) -
     deployment = Deployment(owner=owner, skill_version=skill_version, mode=mode)
     deployment.full_clean()
     deployment.save()
+    return deployment
+
+
+# -- ticks ---------------------------------------------------------------------------------------
+
+TICK_TOO_OLD = "must be later than this deployment's latest tick, {latest}"
+NO_OPEN_TRADE = "this deployment has no open trade in {symbol}"
+MATERIALIZE_BATCH = 200
+
+
+class TickConflict(Exception):
+    """A tick older than the deployment's latest: ticks are applied strictly in order."""
+
+    def __init__(self, latest: dt.datetime):
+        super().__init__(TICK_TOO_OLD.format(latest=latest.isoformat()))
+        self.latest = latest
+
+
+@dataclass(frozen=True)
+class TickIngested:
+    snapshot: DecisionSnapshot
+    duplicate: bool
+
+
+def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) -> TickIngested:
+    """Store one tick durably; materialization is enqueued once the row is committed.
+
+    The same tick_at again is a no-op that returns the stored snapshot. A tick older than the
+    deployment's latest raises TickConflict. The deployment row lock serialises ticks of one
+    deployment, so `latest_tick_at` only moves forward.
+    """
+    with transaction.atomic():
+        locked = Deployment.objects.select_for_update().get(pk=deployment.pk)
+        existing = DecisionSnapshot.objects.filter(deployment=locked, tick_at=tick_at).first()
+        if existing is not None:
+            return TickIngested(existing, duplicate=True)
+        if locked.latest_tick_at is not None and tick_at < locked.latest_tick_at:
+            raise TickConflict(locked.latest_tick_at)
+        engine = payload.get("engine") or {}
+        snapshot = DecisionSnapshot.objects.create(
+            deployment=locked,
+            owner_id=locked.owner_id,
+            tick_at=tick_at,
+            equity_usd=Decimal(str(payload["equity_usd"])),
+            positions=payload.get("positions") or [],
+            marks=payload.get("marks") or {},
+            proposed_action=payload.get("proposed_action"),
+            engine=payload.get("engine"),
+            bars=payload.get("bars"),
+            engine_kind=engine.get("kind") or "",
+            engine_rule=engine.get("rule") or "",
+        )
+        locked.latest_tick_at = tick_at
+        locked.save(update_fields=["latest_tick_at"])
+        transaction.on_commit(partial(_enqueue_materialization, locked.pk))
+    return TickIngested(snapshot, duplicate=False)
+
+
+def _enqueue_materialization(deployment_id: int) -> None:
+    from ledger.tasks import materialize_deployment
+
+    try:
+        materialize_deployment.apply_async(args=[deployment_id], retry=False)
+    except Exception:  # broker unreachable: the tick must still be materialized
+        logger.warning("materialization of deployment %s not queued; running inline", deployment_id, exc_info=True)
+        materialize_pending(deployment_id=deployment_id)
+
+
+def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
+    payload = {
+        "equity_usd": snapshot.equity_usd,
+        "positions": snapshot.positions,
+        "marks": snapshot.marks,
+        "proposed_action": snapshot.proposed_action,
+        "engine": snapshot.engine,
+        "bars": snapshot.bars,
+    }
+    return tick_from_payload(str(snapshot.pk), snapshot.tick_at, payload)
+
+
+def materialize_pending(*, deployment_id: int) -> int:
+    """Apply every stored tick past the deployment's cursor, strictly in tick order.
+
+    Each batch runs in one transaction under the deployment's row lock: two workers, a
+    redelivered task or an inline catch-up serialise on the lock, and a worker killed mid-batch
+    rolls back to the cursor, so the rows always equal one clean pass. Returns ticks applied.
+    """
+    applied = 0
+    while True:
+        with transaction.atomic():
+            deployment = Deployment.objects.select_for_update().get(pk=deployment_id)
+            pending = DecisionSnapshot.objects.filter(deployment_id=deployment_id).order_by("tick_at")
+            if deployment.materialized_through is not None:
+                pending = pending.filter(tick_at__gt=deployment.materialized_through)
+            snapshots = list(pending[:MATERIALIZE_BATCH])
+            if not snapshots:
+                return applied
+            _apply_snapshots(deployment, snapshots)
+            applied += len(snapshots)
+        if len(snapshots) < MATERIALIZE_BATCH:
+            return applied
+
+
+def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) -> None:
+    skill_version = deployment.skill_version
+    rows = {row.symbol: row for row in TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN)}
+    state = {symbol: trade_row_to_open(row) for symbol, row in rows.items()}
+    touched: dict[object, TradeHistory] = {}
+    created: list[TradeHistory] = []
+    now = timezone.now()
+    for snapshot in snapshots:
+        tick = snapshot_tick(snapshot)
+        context = MaterializeContext(tick, deployment.active_lessons_hash or None)
+        ops = reconcile_portfolio_delta(state, tick.positions, context)
+        for op in flatten_ops(ops):
+            if isinstance(op, OpenTradeOp):
+                row = _new_trade_row(deployment, skill_version, op)
+                rows[op.symbol] = row
+                created.append(row)
+            else:
+                row = rows.pop(op.symbol) if isinstance(op, CloseTrade) else rows[op.symbol]
+                _apply_op_to_row(row, op)
+                if row.pk is not None and not row._state.adding:
+                    touched[row.pk] = row
+        state, _ = apply_ops(state, ops)
+        if deployment.day_start_on != tick.tick_at.date():
+            deployment.day_start_on = tick.tick_at.date()
+            deployment.day_start_equity_usd = tick.equity_usd
+        snapshot.materialized_at = now
+        snapshot.materialized_ops = [op_as_json(op) for op in flatten_ops(ops)]
+    # Existing rows first: a close must free the (deployment, symbol) open slot before an insert.
+    if touched:
+        TradeHistory.objects.bulk_update(list(touched.values()), _TRADE_UPDATE_FIELDS)
+    if created:
+        TradeHistory.objects.bulk_create(created)
+    DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
+    deployment.materialized_through = snapshots[-1].tick_at
+    deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
+    closed = sum(1 for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED)
+    if closed:
+        transaction.on_commit(partial(trades_closed.send, sender=Deployment, deployment_id=deployment.pk, count=closed))
+
+
+_TRADE_UPDATE_FIELDS = [
+    "status", "size_base", "avg_entry_price", "accrued_pnl_usd", "last_mark_price", "mfe_usd", "mae_usd",
+    "exit_tick_at", "exit_price", "exit_price_carried", "exit_reason", "exit_snapshot_id",
+    "holding_minutes", "realized_pnl_usd", "updated_at",
+]  # fmt: skip
+
+
+def _new_trade_row(deployment: Deployment, skill_version: SkillVersion, op: OpenTradeOp) -> TradeHistory:
+    return TradeHistory(
+        id=uuid.uuid4(),
+        deployment=deployment,
+        owner_id=deployment.owner_id,
+        skill_id=skill_version.skill_id,
+        skill_version=skill_version.version,
+        symbol=op.symbol,
+        side=op.side,
+        status=TradeStatus.OPEN,
+        entry_tick_at=op.entry_tick_at,
+        entry_price=op.entry_price,
+        entry_size_usd=op.entry_size_usd,
+        entry_leverage=op.entry_leverage,
+        entry_reason=op.entry_reason,
+        entry_snapshot_id=op.entry_snapshot_id,
+        entry_lessons_hash=op.entry_lessons_hash,
+        entry_regime_tag=op.entry_regime_tag,
+        size_base=op.size_base,
+        avg_entry_price=op.entry_price,
+        accrued_pnl_usd=Decimal(0),
+        last_mark_price=op.entry_price,
+        mfe_usd=Decimal(0),
+        mae_usd=Decimal(0),
+    )
+
+
+def _apply_op_to_row(row: TradeHistory, op: UpdateMfeMae | CloseTrade) -> None:
+    row.mfe_usd, row.mae_usd = op.mfe_usd, op.mae_usd
+    row.updated_at = timezone.now()
+    if isinstance(op, UpdateMfeMae):
+        row.size_base = op.size_base
+        row.avg_entry_price = op.avg_entry_price
+        row.accrued_pnl_usd = op.accrued_pnl_usd
+        row.last_mark_price = op.last_mark_price
+        return
+    row.status = TradeStatus.CLOSED
+    row.exit_tick_at = op.exit_tick_at
+    row.exit_price = op.exit_price
+    row.exit_price_carried = op.exit_price_carried
+    row.exit_reason = op.exit_reason
+    row.exit_snapshot_id = op.exit_snapshot_id
+    row.realized_pnl_usd = op.realized_pnl_usd
+    row.holding_minutes = op.holding_minutes
+    row.last_mark_price = op.exit_price
+
+
+def op_as_json(op) -> dict:
+    """An op as the tick endpoint shows it: {"op": ..., "symbol": ..., seed field names...}."""
+    body = {"op": op.op}
+    for field_name, value in asdict(op).items():
+        if isinstance(value, Decimal):
+            value = str(value)
+        elif isinstance(value, dt.datetime):
+            value = value.isoformat()
+        body[field_name] = value
+    return body
+
+
+@transaction.atomic
+def fill_record(*, deployment: Deployment, symbol: str, fees_usd, filled_at: dt.datetime) -> TradeHistory:
+    """Add a fill's fees to the open trade in that symbol (the seed's recordOrderFilled)."""
+    materialize_pending(deployment_id=deployment.pk)  # a fill may follow the tick that opened the trade
+    trade = (
+        TradeHistory.objects.select_for_update()
+        .filter(deployment=deployment, symbol=symbol, status=TradeStatus.OPEN)
+        .first()
+    )
+    if trade is None:
+        raise ValidationError({"symbol": [NO_OPEN_TRADE.format(symbol=symbol)]})
+    trade.fees_usd = F("fees_usd") + Decimal(str(fees_usd))
+    trade.save(update_fields=["fees_usd", "updated_at"])
+    trade.refresh_from_db()
+    return trade
+
+
+def materialize_if_behind(deployment: Deployment) -> Deployment:
+    """Read-your-writes: catch up inline (same function, same lock) when a worker has not yet."""
+    if deployment.latest_tick_at != deployment.materialized_through:
+        materialize_pending(deployment_id=deployment.pk)
+        deployment.refresh_from_db(fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     return deployment

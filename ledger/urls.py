@@ -9,6 +9,10 @@ api_urlpatterns = [
     path("skills/<int:skill_id>/versions/", api.SkillVersionListView.as_view(), name="api-skill-versions"),
     path("deployments/", api.DeploymentListView.as_view(), name="api-deployments"),
     path("deployments/<int:deployment_id>/", api.DeploymentDetailView.as_view(), name="api-deployment"),
+    path("deployments/<int:deployment_id>/ticks/", api.TickListView.as_view(), name="api-ticks"),
+    path("deployments/<int:deployment_id>/ticks/<uuid:snapshot_id>/", api.TickDetailView.as_view(), name="api-tick"),
+    path("deployments/<int:deployment_id>/fills/", api.FillView.as_view(), name="api-fills"),
+    path("deployments/<int:deployment_id>/trades/", api.TradeListView.as_view(), name="api-trades"),
 ]
 
 page_urlpatterns = [

@@ -8,12 +8,15 @@ dotted path (`positions.1.size`), each a list of rules the value broke:
 
 from __future__ import annotations
 
+import datetime
+import math
 from collections.abc import Mapping
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import Http404
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -127,3 +130,69 @@ def bounded_int(low: int, high: int | None = None, **kwargs) -> serializers.Inte
         error_messages={"min_value": rule, "max_value": rule, "invalid": f"must be an integer; {rule}"},
         **kwargs,
     )
+
+
+class NumberField(serializers.Field):
+    """A JSON number (not a string or boolean), finite, with an optional lower bound.
+
+    Returns the number as sent, so stored payloads keep the runner's own values.
+    """
+
+    def __init__(self, *, greater_than=None, at_least=None, **kwargs):
+        super().__init__(**kwargs)
+        self.greater_than = greater_than
+        self.at_least = at_least
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail_rule("must be a number")
+        if not math.isfinite(data):
+            self.fail_rule("must be a finite number")
+        if self.greater_than is not None and not data > self.greater_than:
+            self.fail_rule(f"must be > {self.greater_than}")
+        if self.at_least is not None and not data >= self.at_least:
+            self.fail_rule(f"must be >= {self.at_least}")
+        return data
+
+    def to_representation(self, value):
+        return value
+
+    def fail_rule(self, rule: str):
+        raise serializers.ValidationError(rule)
+
+
+class AwareDateTimeField(serializers.DateTimeField):
+    """ISO-8601 with an explicit UTC offset; returned in UTC. Naive timestamps are refused."""
+
+    NAIVE = "must include a timezone offset, e.g. 2026-06-04T10:00:00Z"
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            error_messages={"invalid": "must be an ISO-8601 date-time with a timezone offset"},
+            **kwargs,
+        )
+
+    def to_internal_value(self, value):
+        if isinstance(value, str):
+            try:
+                parsed = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                self.fail("invalid", format="ISO-8601")
+            if parsed.tzinfo is None:
+                raise serializers.ValidationError(self.NAIVE)
+            return parsed.astimezone(datetime.UTC)
+        self.fail("invalid", format="ISO-8601")
+
+
+class NumberFieldSchema(OpenApiSerializerFieldExtension):
+    """Documents NumberField as a JSON number with its bounds (OpenAPI 3.1 keywords)."""
+
+    target_class = NumberField
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema: dict = {"type": "number"}
+        if self.target.greater_than is not None:
+            schema["exclusiveMinimum"] = self.target.greater_than
+        if self.target.at_least is not None:
+            schema["minimum"] = self.target.at_least
+        return schema

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from agentcontext.api import ContextView
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from memorysite.health import healthz
@@ -15,5 +16,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include(ledger_api)),
+    path("api/v1/deployments/<int:deployment_id>/context/", ContextView.as_view(), name="api-context"),
     path("", include(ledger_pages)),
 ]

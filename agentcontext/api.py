@@ -1,0 +1,52 @@
+"""GET /api/v1/deployments/{id}/context/: the memory block a runner injects into the agent's user message."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentcontext.selectors import deployment_memory_context
+from ledger import selectors as ledger_selectors
+from ledger import services as ledger_services
+
+
+class ContextSections(serializers.Serializer):
+    last_decision = serializers.CharField(allow_null=True)
+    recent_activity = serializers.CharField(allow_null=True)
+    recent_trades = serializers.CharField(allow_null=True)
+    open_positions = serializers.CharField(allow_null=True)
+
+
+class SectionTokens(serializers.Serializer):
+    last_decision = serializers.IntegerField()
+    recent_activity = serializers.IntegerField()
+    recent_trades = serializers.IntegerField()
+    open_positions = serializers.IntegerField()
+
+
+class TokenEstimate(serializers.Serializer):
+    per_section = SectionTokens()
+    total = serializers.IntegerField()
+
+
+class ContextOutput(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True)
+    sections = ContextSections()
+    token_estimate = TokenEstimate()
+
+
+class ContextView(APIView):
+    @extend_schema(
+        responses={
+            200: ContextOutput,
+            401: OpenApiResponse(description="Missing or invalid token."),
+            404: OpenApiResponse(description="No such deployment among yours."),
+        },
+        summary="The agent's memory block for its next tick (sections are null when suppressed)",
+        tags=["context"],
+    )
+    def get(self, request, deployment_id: int):
+        deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        ledger_services.materialize_if_behind(deployment)
+        context = deployment_memory_context(deployment=deployment)
+        return Response({"text": context.text, "sections": context.sections, "token_estimate": context.token_estimate})

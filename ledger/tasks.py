@@ -1,0 +1,18 @@
+"""Celery tasks of the ledger: thin, idempotent, one service each."""
+
+from celery import shared_task
+from django.db import OperationalError
+
+from ledger import services
+
+
+@shared_task(
+    name="ledger.materialize_deployment",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=10,
+)
+def materialize_deployment(deployment_id: int) -> int:
+    """Apply every stored tick of the deployment past its cursor (safe to run any number of times)."""
+    return services.materialize_pending(deployment_id=deployment_id)
