@@ -62,7 +62,12 @@ from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick
-from ledger.risk_state import estimate_tokens  # the seed's ceil(chars / 4), shared with the risk-state slot
+from ledger.memory_view import ContextInputs
+from ledger.risk_state import (  # estimate_tokens: the seed's ceil(chars / 4), shared with the risk-state slot
+    aggregate_risk_state,
+    estimate_tokens,
+    render_recent_activity,
+)
 
 __all__ = [
     "LAST_DECISION_HEADER",
@@ -540,3 +545,33 @@ def assemble_context(
         "total": estimate_tokens(text),
     }
     return MemoryContext(sections=sections, text=text, token_estimate=token_estimate)
+
+
+def render_context(inputs: ContextInputs, *, recent_trades_k: int, memory_enabled: bool) -> MemoryContext:
+    """The memory block from a ledger's ContextInputs: the one rendering path for live and sim."""
+    tick = inputs.last_tick
+    if tick is None:
+        return assemble_context(
+            last_tick=None,
+            recent_activity=None,
+            closed_trades=(),
+            open_trades=(),
+            now=None,
+            recent_trades_k=recent_trades_k,
+            memory_enabled=memory_enabled,
+        )
+    state = aggregate_risk_state(
+        now=tick.tick_at,
+        outcomes=inputs.outcomes,
+        closed_trades=inputs.closed_for_risk,
+        day_start_equity_usd=inputs.day_start_equity_usd,
+    )
+    return assemble_context(
+        last_tick=tick,
+        recent_activity=render_recent_activity(state),
+        closed_trades=inputs.recent_closed,
+        open_trades=inputs.open_trades,
+        now=tick.tick_at,
+        recent_trades_k=recent_trades_k,
+        memory_enabled=memory_enabled,
+    )

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
-
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from ledger.domain import ClosedTrade, OpenTrade, Tick
+from ledger.domain import ClosedTrade, OpenTrade
+from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
 from ledger.risk_state import EngineOutcome, risk_window_start
 
@@ -39,9 +37,6 @@ def deployment_get(*, user, deployment_id: int) -> Deployment:
 
 
 # -- trade ledger --------------------------------------------------------------------------------
-
-# The losing streak is counted over at most this many of the newest closes.
-STREAK_LOOKBACK = 50
 
 
 def trade_row_to_open(row: TradeHistory) -> OpenTrade:
@@ -90,27 +85,15 @@ def snapshot_get(*, deployment: Deployment, snapshot_id) -> DecisionSnapshot:
     return get_object_or_404(DecisionSnapshot.objects.filter(deployment=deployment), pk=snapshot_id)
 
 
-@dataclass(frozen=True)
-class ContextInputs:
-    """Everything the per-tick memory context reads, in a bounded number of queries."""
-
-    last_tick: Tick | None
-    outcomes: list[EngineOutcome]
-    recent_closed: list[ClosedTrade]
-    closed_today_and_streak: list[ClosedTrade]
-    open_trades: list[OpenTrade]
-    day_start_equity_usd: Decimal | None
-
-
 def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
     from ledger.services import snapshot_tick  # the one place a snapshot becomes a Tick
 
     last = DecisionSnapshot.objects.filter(deployment=deployment).order_by("-tick_at").first()
     if last is None:
-        return ContextInputs(None, [], [], [], [], deployment.day_start_equity_usd)
+        return ContextInputs(None, (), (), (), (), deployment.day_start_equity_usd)
     now = last.tick_at
     window_start = risk_window_start(now)
-    outcomes = [
+    outcomes = tuple(
         EngineOutcome(tick_at=tick_at, engine_kind=kind, engine_rule=rule)
         for tick_at, kind, rule in DecisionSnapshot.objects.filter(
             deployment=deployment, tick_at__gt=window_start, tick_at__lte=now
@@ -118,9 +101,9 @@ def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
         .exclude(engine_kind="")
         .order_by("tick_at")
         .values_list("tick_at", "engine_kind", "engine_rule")
-    ]
+    )
     closed = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
-    recent_closed = [trade_row_to_closed(row) for row in closed.order_by("-entry_tick_at", "symbol")[:recent_k]]
+    recent_closed = tuple(trade_row_to_closed(row) for row in closed.order_by("-entry_tick_at", "symbol")[:recent_k])
     day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
     by_exit = closed.order_by("-exit_tick_at", "-entry_tick_at", "symbol")
     today = list(by_exit.filter(exit_tick_at__gte=day_start, exit_tick_at__lte=now))
@@ -131,7 +114,7 @@ def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
         last_tick=snapshot_tick(last),
         outcomes=outcomes,
         recent_closed=recent_closed,
-        closed_today_and_streak=[trade_row_to_closed(row) for row in merged.values()],
-        open_trades=[trade_row_to_open(row) for row in open_rows],
+        closed_for_risk=tuple(trade_row_to_closed(row) for row in merged.values()),
+        open_trades=tuple(trade_row_to_open(row) for row in open_rows),
         day_start_equity_usd=deployment.day_start_equity_usd,
     )
