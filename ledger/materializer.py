@@ -156,7 +156,7 @@ def _open(position: Position, ctx: MaterializeContext) -> OpenTradeOp:
         entry_snapshot_id=tick.snapshot_id,
         entry_regime_tag=regime_tag_at_open(tick.bars.get(position.symbol)),
         entry_lessons_hash=ctx.lessons_hash,
-        size_base=position.size,
+        size_base=price(position.size),
     )
 
 
@@ -198,7 +198,7 @@ def _update(trade: OpenTrade, position: Position) -> UpdateMfeMae:
         symbol=trade.symbol,
         mfe_usd=max(trade.mfe_usd, pnl),
         mae_usd=min(trade.mae_usd, pnl),
-        size_base=size,
+        size_base=price(size),
         avg_entry_price=average,
         accrued_pnl_usd=accrued,
         last_mark_price=price(mark),

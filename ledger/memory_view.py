@@ -22,7 +22,7 @@ class ContextInputs:
     """Everything the per-tick memory context reads about one deployment, as of its latest tick.
 
     last_tick: the latest tick (None before the first); "now" for every window is its tick_at.
-    outcomes: engine verdicts (non-empty engine_kind) of ticks in (risk_window_start(now), now], by tick_at.
+    outcomes: engine verdicts (non-empty engine_kind) of ticks in [risk_window_start(now), now], by tick_at.
     recent_closed: the newest `recent_trades_k` closed trades by entry time (entry desc, symbol asc).
     closed_for_risk: closed trades that exited today (UTC) plus the STREAK_LOOKBACK newest exits.
     open_trades: open trades by symbol.

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import (
+    Avg,
+    Case,
+    Count,
+    DecimalField,
+    ExpressionWrapper,
+    F,
+    Func,
+    Max,
+    Min,
+    Prefetch,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Mod, RowNumber
 from django.shortcuts import get_object_or_404
 
 from ledger.domain import ClosedTrade, OpenTrade
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
-from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
+from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeSide, TradeStatus
 from ledger.risk_state import EngineOutcome, risk_window_start
 
 
@@ -96,7 +118,7 @@ def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
     outcomes = tuple(
         EngineOutcome(tick_at=tick_at, engine_kind=kind, engine_rule=rule)
         for tick_at, kind, rule in DecisionSnapshot.objects.filter(
-            deployment=deployment, tick_at__gt=window_start, tick_at__lte=now
+            deployment=deployment, tick_at__gte=window_start, tick_at__lte=now
         )
         .exclude(engine_kind="")
         .order_by("tick_at")
@@ -118,3 +140,152 @@ def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
         open_trades=tuple(trade_row_to_open(row) for row in open_rows),
         day_start_equity_usd=deployment.day_start_equity_usd,
     )
+
+
+# -- trade journal page --------------------------------------------------------------------------
+
+# The journal's filter value for trades whose entry_regime_tag is null (not classified).
+UNCLASSIFIED = "unclassified"
+CUMULATIVE_PNL_MAX_POINTS = 500
+
+
+@dataclass(frozen=True)
+class TradeJournalChoices:
+    symbols: tuple[str, ...]
+    regime_tags: tuple[str, ...]  # the non-null tags; UNCLASSIFIED stands for null
+
+
+@dataclass(frozen=True)
+class TradeJournalSummary:
+    open_count: int
+    closed_count: int
+    wins: int
+    losses: int
+    win_rate_pct: Decimal | None  # wins / closed trades; a zero-PnL trade is neither win nor loss
+    realized_pnl_usd: Decimal
+    fees_usd: Decimal  # of closed trades
+    net_pnl_usd: Decimal  # realized PnL minus those fees
+    avg_holding_minutes: Decimal | None
+    best_pnl_usd: Decimal | None
+    worst_pnl_usd: Decimal | None
+
+
+@dataclass(frozen=True)
+class RegimePnl:
+    regime_tag: str | None
+    trades: int
+    realized_pnl_usd: Decimal
+
+
+def trade_journal_choices(*, deployment: Deployment) -> TradeJournalChoices:
+    trades = TradeHistory.objects.filter(deployment=deployment)
+    symbols = trades.order_by("symbol").values_list("symbol", flat=True).distinct()
+    tags = (
+        trades.filter(entry_regime_tag__isnull=False)
+        .order_by("entry_regime_tag")
+        .values_list("entry_regime_tag", flat=True)
+        .distinct()
+    )
+    return TradeJournalChoices(symbols=tuple(symbols), regime_tags=tuple(tags))
+
+
+def trade_journal_list(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> QuerySet[TradeHistory]:
+    """The deployment's trades, newest entry first; an empty filter value means "any".
+
+    Each row carries `realized_pnl_pct` (of the entry size; null while open), `open_pnl_usd`
+    (at the last mark; null once closed) and the prices without trailing zeros.
+    """
+    trades = TradeHistory.objects.filter(deployment=deployment)
+    if status:
+        trades = trades.filter(status=status)
+    if symbol:
+        trades = trades.filter(symbol=symbol)
+    if regime_tag == UNCLASSIFIED:
+        trades = trades.filter(entry_regime_tag__isnull=True)
+    elif regime_tag:
+        trades = trades.filter(entry_regime_tag=regime_tag)
+    unrealized = F("size_base") * (F("last_mark_price") - F("avg_entry_price"))
+    return trades.annotate(
+        realized_pnl_pct=ExpressionWrapper(
+            F("realized_pnl_usd") * Value(Decimal(100)) / F("entry_size_usd"), output_field=DecimalField()
+        ),
+        open_pnl_usd=Case(
+            When(status=TradeStatus.CLOSED, then=Value(None)),
+            When(side=TradeSide.SHORT, then=F("accrued_pnl_usd") - unrealized),
+            default=F("accrued_pnl_usd") + unrealized,
+            output_field=DecimalField(),
+        ),
+        entry_price_text=Func(F("entry_price"), function="trim_scale", output_field=DecimalField()),
+        exit_price_text=Func(F("exit_price"), function="trim_scale", output_field=DecimalField()),
+    ).order_by("-entry_tick_at", "symbol", "id")
+
+
+def trade_journal_summary(*, deployment: Deployment) -> TradeJournalSummary:
+    """The deployment's PnL summary over all its trades, in one aggregate query."""
+    closed = Q(status=TradeStatus.CLOSED)
+    # Aliases differ from the column names: Django refuses an aggregate named like a field it reads.
+    totals = TradeHistory.objects.filter(deployment=deployment).aggregate(
+        n_open=Count("id", filter=Q(status=TradeStatus.OPEN)),
+        n_closed=Count("id", filter=closed),
+        n_wins=Count("id", filter=closed & Q(realized_pnl_usd__gt=0)),
+        n_losses=Count("id", filter=closed & Q(realized_pnl_usd__lt=0)),
+        pnl_sum=Sum("realized_pnl_usd", filter=closed, default=Decimal(0)),
+        fees_sum=Sum("fees_usd", filter=closed, default=Decimal(0)),
+        holding_avg=Avg("holding_minutes", filter=closed),
+        pnl_max=Max("realized_pnl_usd", filter=closed),
+        pnl_min=Min("realized_pnl_usd", filter=closed),
+    )
+    closed_count = totals["n_closed"]
+    return TradeJournalSummary(
+        open_count=totals["n_open"],
+        closed_count=closed_count,
+        wins=totals["n_wins"],
+        losses=totals["n_losses"],
+        win_rate_pct=Decimal(totals["n_wins"] * 100) / closed_count if closed_count else None,
+        realized_pnl_usd=totals["pnl_sum"],
+        fees_usd=totals["fees_sum"],
+        net_pnl_usd=totals["pnl_sum"] - totals["fees_sum"],
+        avg_holding_minutes=totals["holding_avg"],
+        best_pnl_usd=totals["pnl_max"],
+        worst_pnl_usd=totals["pnl_min"],
+    )
+
+
+def trade_pnl_by_regime(*, deployment: Deployment) -> list[RegimePnl]:
+    """Realized PnL of closed trades per entry regime tag (null last), in one grouped query."""
+    rows = (
+        TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
+        .values("entry_regime_tag")
+        .annotate(trades=Count("id"), pnl=Sum("realized_pnl_usd"))
+        .order_by(F("entry_regime_tag").asc(nulls_last=True))
+    )
+    return [RegimePnl(row["entry_regime_tag"], row["trades"], row["pnl"]) for row in rows]
+
+
+def trade_cumulative_pnl(
+    *, deployment: Deployment, max_points: int = CUMULATIVE_PNL_MAX_POINTS
+) -> list[tuple[dt.datetime, Decimal]]:
+    """(exit_tick_at, cumulative realized PnL) of closed trades in exit order, at most `max_points`.
+
+    One query. The running sum is taken per exit time (trades that close on the same tick count
+    together), then with n closes every ceil(n / (max_points - 1))-th close is kept, and always
+    the first and the last, so the line starts and ends exactly. Swings between two kept closes
+    are not drawn. Points repeating the one before (same exit time) are dropped.
+    """
+    if max_points < 2:
+        raise ValueError(f"max_points must be at least 2 (the first and the last close), got {max_points}")
+    by_close = [F("exit_tick_at").asc(), F("id").asc()]
+    closes = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED).annotate(
+        cumulative_pnl=Window(Sum("realized_pnl_usd"), order_by=F("exit_tick_at").asc()),  # peers summed together
+        position=Window(RowNumber(), order_by=by_close),
+        total=Window(Count("id")),
+    )
+    step = (F("total") + Value(max_points - 2)) / Value(max_points - 1)  # integer division: a ceiling
+    kept = closes.annotate(offset=Mod(F("position") - Value(1), step)).filter(Q(offset=0) | Q(position=F("total")))
+    points: list[tuple[dt.datetime, Decimal]] = []
+    for point in kept.order_by("exit_tick_at", "id").values_list("exit_tick_at", "cumulative_pnl"):
+        if not points or points[-1] != point:
+            points.append(point)
+    return points

@@ -29,6 +29,13 @@ from memorysite.api import AwareDateTimeField, NumberField, StrictSerializer, bo
 
 MAX_POSITIONS = 200
 MAX_BARS = 1000
+# Upper bounds keep every product (size × price, sums of PnL) inside the ledger's numeric columns.
+MAX_PRICE = 10**9
+MAX_SIZE = 10**10
+MAX_LEVERAGE = 1000
+MAX_EQUITY_USD = 10**11
+MAX_FEES_USD = 10**9
+MAX_VOLUME = 10**18
 
 
 def _choice(choices, **kwargs) -> serializers.ChoiceField:
@@ -129,9 +136,9 @@ def symbol_field(**kwargs) -> serializers.RegexField:
 class PositionInput(StrictSerializer):
     symbol = symbol_field()
     side = _choice(TradeSide)
-    size = NumberField(greater_than=0)
-    mark_price = NumberField(greater_than=0)
-    leverage = NumberField(greater_than=0, required=False, allow_null=True)
+    size = NumberField(greater_than=0, at_most=MAX_SIZE)
+    mark_price = NumberField(greater_than=0, at_most=MAX_PRICE)
+    leverage = NumberField(greater_than=0, at_most=MAX_LEVERAGE, required=False, allow_null=True)
 
 
 class ProposedActionInput(StrictSerializer):
@@ -149,11 +156,11 @@ class EngineInput(StrictSerializer):
 
 class BarInput(StrictSerializer):
     t = serializers.JSONField()
-    o = NumberField(greater_than=0)
-    h = NumberField(greater_than=0)
-    l = NumberField(greater_than=0)  # noqa: E741 (the runner's field name)
-    c = NumberField(greater_than=0)
-    v = NumberField(at_least=0)
+    o = NumberField(greater_than=0, at_most=MAX_PRICE)
+    h = NumberField(greater_than=0, at_most=MAX_PRICE)
+    l = NumberField(greater_than=0, at_most=MAX_PRICE)  # noqa: E741 (the runner's field name)
+    c = NumberField(greater_than=0, at_most=MAX_PRICE)
+    v = NumberField(at_least=0, at_most=MAX_VOLUME)
 
     def validate_t(self, value):
         if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -172,9 +179,9 @@ class _SymbolKeyedDict(serializers.DictField):
 
 class TickInput(StrictSerializer):
     tick_at = AwareDateTimeField()
-    equity_usd = NumberField(at_least=0)
+    equity_usd = NumberField(at_least=0, at_most=MAX_EQUITY_USD)
     positions = serializers.ListField(child=PositionInput(), max_length=MAX_POSITIONS)
-    marks = _SymbolKeyedDict(child=NumberField(greater_than=0), required=False)
+    marks = _SymbolKeyedDict(child=NumberField(greater_than=0, at_most=MAX_PRICE), required=False)
     proposed_action = ProposedActionInput(required=False, allow_null=True)
     engine = EngineInput(required=False, allow_null=True)
     bars = _SymbolKeyedDict(child=serializers.ListField(child=BarInput(), max_length=MAX_BARS), required=False)
@@ -210,7 +217,7 @@ class TickDetailOutput(serializers.Serializer):
 
 class FillInput(StrictSerializer):
     symbol = symbol_field()
-    fees_usd = NumberField(at_least=0)
+    fees_usd = NumberField(at_least=0, at_most=MAX_FEES_USD)
     filled_at = AwareDateTimeField()
 
 

@@ -293,7 +293,7 @@ def op_as_json(op) -> dict:
     body = {"op": op.op}
     for field_name, value in asdict(op).items():
         if isinstance(value, Decimal):
-            value = str(value)
+            value = format(value, "f")  # plain notation: "0.00000000", never "0E-8"
         elif isinstance(value, dt.datetime):
             value = value.isoformat()
         body[field_name] = value

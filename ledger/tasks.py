@@ -8,6 +8,7 @@ from ledger import services
 
 @shared_task(
     name="ledger.materialize_deployment",
+    ignore_result=True,  # fire-and-forget: no result-backend round trip when enqueuing a tick
     autoretry_for=(OperationalError,),
     retry_backoff=True,
     retry_backoff_max=60,

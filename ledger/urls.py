@@ -17,4 +17,5 @@ api_urlpatterns = [
 
 page_urlpatterns = [
     path("", views.home, name="home"),
+    path("deployments/<int:deployment_id>/trades/", views.deployment_trades, name="deployment-trades"),
 ]

@@ -1,12 +1,88 @@
 """Trader pages of the ledger. Pages read through selectors only."""
 
-from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from urllib.parse import urlencode
 
-from ledger import selectors
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
+
+from ledger import selectors, services
+from ledger.models import TradeStatus
+
+JOURNAL_PAGE_SIZE = 50
 
 
 @login_required
 def home(request):
     deployments = selectors.deployment_list(user=request.user)
     return render(request, "ledger/home.html", {"deployments": deployments})
+
+
+class TradeFilterForm(forms.Form):
+    """The journal's filters; choices come from the deployment's own trades. Blank means "all"."""
+
+    status = forms.ChoiceField(required=False, choices=[("", "all"), *TradeStatus.choices])
+    symbol = forms.ChoiceField(required=False)
+    regime = forms.ChoiceField(required=False)
+
+    def __init__(self, data, *, choices: selectors.TradeJournalChoices):
+        super().__init__(data)
+        self.fields["symbol"].choices = [("", "all symbols"), *((s, s) for s in choices.symbols)]
+        regimes = [*choices.regime_tags, selectors.UNCLASSIFIED]
+        self.fields["regime"].choices = [("", "all regimes"), *((tag, tag) for tag in regimes)]
+
+    def filters(self) -> dict[str, str]:
+        """The valid filter values; a value that is not a choice (a stale or edited URL) means "all"."""
+        self.is_valid()
+        return {name: self.cleaned_data.get(name, "") for name in self.fields}
+
+
+def _journal_url(deployment_id: int, filters: dict[str, str], page: int = 1) -> str:
+    """The journal's canonical URL: only the filters that are set, and the page past the first."""
+    query = {name: value for name, value in filters.items() if value}
+    if page > 1:
+        query["page"] = page
+    url = reverse("deployment-trades", args=[deployment_id])
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+@login_required
+@vary_on_headers("HX-Request")  # the same URL answers a partial to htmx and a page otherwise
+def deployment_trades(request, deployment_id: int):
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    services.materialize_if_behind(deployment)
+    form = TradeFilterForm(request.GET, choices=selectors.trade_journal_choices(deployment=deployment))
+    filters = form.filters()
+    trades = selectors.trade_journal_list(
+        deployment=deployment, status=filters["status"], symbol=filters["symbol"], regime_tag=filters["regime"]
+    )
+    page = Paginator(trades, JOURNAL_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "deployment": deployment,
+        "form": form,
+        "filters": filters,
+        "page": page,
+        "newer_url": _journal_url(deployment.pk, filters, page.previous_page_number()) if page.has_previous() else None,
+        "older_url": _journal_url(deployment.pk, filters, page.next_page_number()) if page.has_next() else None,
+    }
+    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
+    if request.htmx and not request.htmx.history_restore_request:
+        response = render(request, "ledger/_trade_rows.html", context)
+        return push_url(response, _journal_url(deployment.pk, filters, page.number))
+
+    summary = selectors.trade_journal_summary(deployment=deployment)
+    by_regime = selectors.trade_pnl_by_regime(deployment=deployment)
+    cumulative = selectors.trade_cumulative_pnl(deployment=deployment)
+    context["summary"] = summary
+    context["chart_data"] = {
+        "cumulative": [[int(exit_at.timestamp() * 1000), float(pnl)] for exit_at, pnl in cumulative],
+        "by_regime": [
+            {"tag": row.regime_tag or selectors.UNCLASSIFIED, "trades": row.trades, "pnl": float(row.realized_pnl_usd)}
+            for row in by_regime
+        ],
+    }
+    return render(request, "ledger/trades.html", context)

@@ -138,10 +138,11 @@ class NumberField(serializers.Field):
     Returns the number as sent, so stored payloads keep the runner's own values.
     """
 
-    def __init__(self, *, greater_than=None, at_least=None, **kwargs):
+    def __init__(self, *, greater_than=None, at_least=None, at_most=None, **kwargs):
         super().__init__(**kwargs)
         self.greater_than = greater_than
         self.at_least = at_least
+        self.at_most = at_most
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int | float):
@@ -152,6 +153,8 @@ class NumberField(serializers.Field):
             self.fail_rule(f"must be > {self.greater_than}")
         if self.at_least is not None and not data >= self.at_least:
             self.fail_rule(f"must be >= {self.at_least}")
+        if self.at_most is not None and not data <= self.at_most:
+            self.fail_rule(f"must be <= {self.at_most:g}")
         return data
 
     def to_representation(self, value):
@@ -195,4 +198,6 @@ class NumberFieldSchema(OpenApiSerializerFieldExtension):
             schema["exclusiveMinimum"] = self.target.greater_than
         if self.target.at_least is not None:
             schema["minimum"] = self.target.at_least
+        if self.target.at_most is not None:
+            schema["maximum"] = self.target.at_most
         return schema

@@ -6,12 +6,14 @@ private directory derived from the data directory, so two checkouts never collid
 connection URLs are a pure function of the data directory (settings need no running server).
 
 Lifecycle rules:
-- The process that starts a server (or adopts an orphan) records its pid in `<server>.owner`
-  and stops the server, by pid, on every exit path it can see (return, exception, SIGTERM,
-  SIGHUP, Ctrl-C). A server whose owner is alive is reused and left alone.
-- A server found running whose owner is dead (its parent was SIGKILLed) is adopted; one whose
-  pid file names a dead or foreign process is cleaned up and started afresh; one that is alive
-  but does not answer is stopped and started afresh.
+- Every process that uses a server (make run's launcher, manage.py, a test session) registers
+  its pid in `.data/<server>.users` and releases it on every exit path it can see (return,
+  exception, SIGTERM, SIGHUP, Ctrl-C). The last user to leave stops the server, by pid, so
+  two test runs or a `manage.py shell` beside `make run` never pull a server from under
+  each other.
+- A server found running whose users are all dead (their parent was SIGKILLed) is adopted by
+  the next user; a pid file naming a dead or foreign process is cleaned up and the server
+  started afresh; a server that is alive but does not answer is killed and started afresh.
 """
 
 from __future__ import annotations
@@ -67,8 +69,8 @@ class EmbeddedPaths:
     def lock_file(self) -> Path:
         return self.data_dir / ".embedded.lock"
 
-    def owner_file(self, server: str) -> Path:
-        return self.data_dir / f"{server}.owner"
+    def users_file(self, server: str) -> Path:
+        return self.data_dir / f"{server}.users"
 
 
 def default_data_dir() -> Path:
@@ -183,44 +185,58 @@ class _Server(abc.ABC):
             return None  # the pid was reused by an unrelated process
         return pid
 
-    def owner_pid(self) -> int | None:
-        return _read_pid(self.paths.owner_file(self.name))
+    def users(self) -> list[int]:
+        """Live processes registered as using this server (dead ones are dropped)."""
+        path = self.paths.users_file(self.name)
+        try:
+            pids = [int(line) for line in path.read_text().split() if line.isdigit()]
+        except OSError:
+            pids = []
+        return sorted({pid for pid in pids if pid_alive(pid)})
+
+    def _write_users(self, pids: list[int]) -> None:
+        self.paths.users_file(self.name).write_text("".join(f"{pid}\n" for pid in sorted(set(pids))))
 
     def ensure(self) -> bool:
-        """Make the server answer. Returns True when this process now owns it."""
+        """Make the server answer and register this process as a user. True when this call started it."""
+        started = False
         pid = self.running_pid()
         if pid is not None and self.healthy():
-            owner = self.owner_pid()
-            if owner is not None and owner != os.getpid() and pid_alive(owner):
-                logger.info("%s: reusing server pid %s owned by pid %s", self.name, pid, owner)
-                return False
-            logger.info("%s: adopting orphaned server pid %s", self.name, pid)
-            self._claim()
-            return True
-        if pid is not None:
-            logger.warning("%s: server pid %s does not answer; stopping it", self.name, pid)
-            _stop_pid(pid, signal.SIGKILL)
-        self._clear_stale_pid_file()
-        self._start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not self.healthy():
-            if time.monotonic() > deadline:
-                raise EmbeddedServiceError(
-                    f"{self.name} did not become ready in {START_TIMEOUT_S:.0f}s; see {self.log_path()}"
-                )
-            time.sleep(0.1)
-        self._claim()
-        logger.info("%s: started pid %s", self.name, self.running_pid())
-        return True
+            others = [user for user in self.users() if user != os.getpid()]
+            if others:
+                logger.info("%s: reusing server pid %s, also used by %s", self.name, pid, others)
+            else:
+                logger.info("%s: adopting server pid %s, whose users have all exited", self.name, pid)
+        else:
+            if pid is not None:
+                logger.warning("%s: server pid %s does not answer; stopping it", self.name, pid)
+                _stop_pid(pid, signal.SIGKILL)
+            self._clear_stale_pid_file()
+            self._start()
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not self.healthy():
+                if time.monotonic() > deadline:
+                    raise EmbeddedServiceError(
+                        f"{self.name} did not become ready in {START_TIMEOUT_S:.0f}s; see {self.log_path()}"
+                    )
+                time.sleep(0.1)
+            logger.info("%s: started pid %s", self.name, self.running_pid())
+            started = True
+        self._write_users([*self.users(), os.getpid()])
+        return started
+
+    def release(self) -> None:
+        """This process is done with the server; the last user out stops it."""
+        remaining = [user for user in self.users() if user != os.getpid()]
+        self._write_users(remaining)
+        if not remaining:
+            self.stop()
 
     def stop(self) -> None:
         pid = self.running_pid()
         if pid is not None:
             _stop_pid(pid, self.stop_signal)
-        self.paths.owner_file(self.name).unlink(missing_ok=True)
-
-    def _claim(self) -> None:
-        self.paths.owner_file(self.name).write_text(f"{os.getpid()}\n")
+        self.paths.users_file(self.name).unlink(missing_ok=True)
 
 
 class _Postgres(_Server):
@@ -380,7 +396,7 @@ class _Redis(_Server):
 
 
 class EmbeddedServices:
-    """Starts (or reuses) the embedded servers and stops the ones this process owns."""
+    """Starts (or reuses) the embedded servers; the last process using a server stops it."""
 
     def __init__(self, data_dir: Path | None = None, *, postgres: bool = True, redis: bool = True):
         self.paths = EmbeddedPaths(data_dir or default_data_dir())
@@ -389,7 +405,8 @@ class EmbeddedServices:
             self.servers.append(_Postgres(self.paths))
         if redis:
             self.servers.append(_Redis(self.paths))
-        self.owned: list[_Server] = []
+        self.registered: list[_Server] = []  # servers this object registered this process with
+        self.started: list[_Server] = []  # of those, the ones it had to start
 
     @classmethod
     def for_unset_urls(cls, environ=os.environ, data_dir: Path | None = None) -> EmbeddedServices:
@@ -403,23 +420,24 @@ class EmbeddedServices:
         self.paths.data_dir.mkdir(parents=True, exist_ok=True)
         with self._lock():
             for server in self.servers:
-                if server.ensure() and server not in self.owned:
-                    self.owned.append(server)
+                if server.ensure():
+                    self.started.append(server)
+                if server not in self.registered:
+                    self.registered.append(server)
         return self
 
     def stop(self) -> None:
+        """Release what this object registered; servers nobody else uses are stopped, by pid."""
         with self._lock():
-            while self.owned:
-                server = self.owned.pop()
-                if server.owner_pid() == os.getpid():
-                    server.stop()
+            while self.registered:
+                self.registered.pop().release()
 
     def stop_all(self) -> None:
-        """Stop these servers whoever owns them (for `make clean-data` and test clean-up)."""
+        """Stop these servers whoever uses them (for `make clean-data` and test clean-up)."""
         with self._lock():
             for server in self.servers:
                 server.stop()
-            self.owned.clear()
+            self.registered.clear()
 
     def environment(self) -> dict[str, str]:
         """URLs of the servers this object manages, for child processes."""
@@ -432,7 +450,7 @@ class EmbeddedServices:
         return env
 
     def stop_on_exit(self) -> EmbeddedServices:
-        """Stop owned servers at interpreter exit, including on SIGTERM and SIGHUP."""
+        """Release (and, if last, stop) the servers at interpreter exit, including on SIGTERM and SIGHUP."""
         atexit.register(self.stop)
         for sig in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(sig) in (signal.SIG_DFL, None):

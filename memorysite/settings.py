@@ -182,6 +182,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Publishing never waits on a dead broker: enqueueing fails at once and the caller falls back
+# (a tick is then materialized inline). Workers keep retrying their own connection.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {"task": "memorysite.heartbeat", "schedule": 60.0},

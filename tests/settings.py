@@ -11,6 +11,9 @@ REDIS_URL = redis_url_with_db(REDIS_URL, 15)
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 
+# This test run's own queue: a worker of another run (or `make run`) never takes its tasks.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("TEST_QUEUE") or f"test-{os.getpid()}"
+
 # Hashing passwords slowly is a production property, not something tests need to pay for.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

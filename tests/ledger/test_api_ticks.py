@@ -225,3 +225,28 @@ class TestFills:
         assert other_api.post(f"/api/v1/deployments/{deployment.pk}/fills/", body, format="json").status_code == 404
         (trade,) = owner_api.get(f"/api/v1/deployments/{deployment.pk}/trades/").json()
         assert trade["fees_usd"] == "0.00000000"
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({**tick_body(0), "equity_usd": 1e12}, "equity_usd", "must be <= 1e+11"),
+        (tick_body(0, [btc(size=1e11)]), "positions.0.size", "must be <= 1e+10"),
+        (tick_body(0, [btc(mark=2e9)]), "positions.0.mark_price", "must be <= 1e+09"),
+        (tick_body(0, [{**btc(), "leverage": 5000}]), "positions.0.leverage", "must be <= 1000"),
+    ],
+)
+def test_numbers_past_what_the_ledger_stores_are_refused(owner_api, deployment, body, field, message):
+    response = post_tick(owner_api, deployment, body)
+    assert response.status_code == 400
+    assert response.json()["errors"][field] == [message]
+    assert _rows() == (0, 0)
+
+
+def test_the_largest_accepted_position_materializes(owner_api, deployment):
+    post_tick(owner_api, deployment, tick_body(0, [btc(size=1e10, mark=1e9)], equity_usd=1e11))
+    post_tick(owner_api, deployment, tick_body(1, [], marks={"BTC": 1e9 - 1}))
+    response = owner_api.get(f"/api/v1/deployments/{deployment.pk}/context/")
+    assert response.status_code == 200
+    (trade,) = owner_api.get(f"/api/v1/deployments/{deployment.pk}/trades/").json()
+    assert trade["realized_pnl_usd"] == "-10000000000.00000000"

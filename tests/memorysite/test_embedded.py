@@ -83,29 +83,41 @@ def _wait_gone(pids, timeout=30.0) -> bool:
     return False
 
 
-def test_a_second_start_reuses_servers_whose_owner_is_alive_and_leaves_them_running(data_dir):
+def test_the_last_user_to_leave_stops_the_servers(data_dir):
     holder, pids = _holder(data_dir)
     try:
         second = EmbeddedServices(data_dir).start()
-        assert second.owned == []
+        assert second.started == []  # reused, not restarted
         assert [server.running_pid() for server in second.servers] == pids
+        assert all(server.users() == sorted([holder.pid, os.getpid()]) for server in second.servers)
         second.stop()
-        assert all(pid_alive(pid) for pid in pids)
+        assert all(pid_alive(pid) for pid in pids), "the holder still uses them"
+        third = EmbeddedServices(data_dir).start()
     finally:
         holder.send_signal(signal.SIGTERM)
         holder.wait(timeout=60)
-    assert _wait_gone(pids), "the owner stops its servers on SIGTERM"
+    assert all(pid_alive(pid) for pid in pids), "this process still uses them after the holder left"
+    third.stop()
+    assert _wait_gone(pids), "the last user stops them"
 
 
-def test_it_adopts_and_stops_servers_orphaned_by_a_killed_owner(data_dir):
+def test_it_adopts_and_stops_servers_whose_users_were_killed(data_dir):
     holder, pids = _holder(data_dir)
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=10)
-    assert all(pid_alive(pid) for pid in pids), "a SIGKILLed owner cannot clean up"
+    assert all(pid_alive(pid) for pid in pids), "a SIGKILLed user cannot clean up"
     services = EmbeddedServices(data_dir).start()
-    assert {server.name for server in services.owned} == {"postgres", "redis"}
+    assert services.started == []
     assert [server.running_pid() for server in services.servers] == pids  # reused, not restarted
+    assert all(server.users() == [os.getpid()] for server in services.servers)  # the dead pid is dropped
     services.stop()
+    assert _wait_gone(pids)
+
+
+def test_the_holder_stops_its_servers_on_sigterm(data_dir):
+    holder, pids = _holder(data_dir)
+    holder.send_signal(signal.SIGTERM)
+    holder.wait(timeout=60)
     assert _wait_gone(pids)
 
 
@@ -116,7 +128,7 @@ def test_it_ignores_a_stale_pid_file_that_names_another_process(data_dir):
     pid_file.write_text(f"{os.getpid()}\n")  # a live process that is not redis-server
     services.start()
     try:
-        (server,) = services.owned
+        (server,) = services.started
         assert server.running_pid() not in (None, os.getpid())
         assert server.healthy()
     finally:
@@ -124,12 +136,11 @@ def test_it_ignores_a_stale_pid_file_that_names_another_process(data_dir):
     assert pid_alive(os.getpid())
 
 
-def test_manage_py_starts_what_is_missing_and_leaves_servers_it_did_not_start(embedded_services):
+def test_manage_py_uses_the_servers_and_leaves_them_to_their_other_users(embedded_services):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--database", "default"],
         cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    if embedded_services.owned:  # this test session started them: manage.py must not have stopped them
-        assert all(server.healthy() for server in embedded_services.owned)
+    assert all(server.healthy() for server in embedded_services.registered)  # this session still uses them

@@ -1,0 +1,20 @@
+"""Settings for benchmark servers: the service's own, plus the floor URLconf and isolated Celery traffic.
+
+Used as DJANGO_SETTINGS_MODULE=bench._floor_settings by the benchmark process, its gunicorn and
+its Celery worker (the name starts with `_` so `make bench` does not run it as a benchmark).
+"""
+
+import os
+
+from memorysite.env import celery_broker_url, redis_url_with_db
+from memorysite.settings import *  # noqa: F403
+from memorysite.settings import REDIS_URL
+
+ROOT_URLCONF = "bench._floor_urls"
+
+# Its own logical Redis database and queue: a `make run` worker or a test worker never takes
+# (or is handed) a benchmark's tasks, even when REDIS_URL points at a shared server.
+REDIS_URL = redis_url_with_db(REDIS_URL, int(os.environ.get("BENCH_REDIS_DB", "13")))
+CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BENCH_QUEUE") or "bench"

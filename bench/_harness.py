@@ -1,0 +1,394 @@
+"""Helpers shared by the benchmarks (a helper, not a benchmark: `make bench` skips files starting with `_`).
+
+A benchmark run:
+
+    with BenchRun("context_latency") as run:    # servers up, database recreated, Django set up, migrated
+        ...seed rows with the ORM...
+        web = run.start_gunicorn()               # on a free loopback port, bench settings, bench database
+        client = Client(web.port, token)         # one keep-alive connection
+        ...interleave requests, print_table(...), ratios...
+
+Servers: the embedded PostgreSQL and Redis are started with EmbeddedServices.for_unset_urls()
+on a data directory of the benchmarks' own (bench/.data, ignored by git; BENCH_DATA_DIR to
+change it), so a benchmark neither depends on nor stops the servers a `make run` or a test
+session in this checkout owns. With DATABASE_URL / REDIS_URL set those servers are used
+instead; the benchmark database is still its own (dropped and recreated each run), and Celery
+traffic goes to its own Redis database and queue (bench/_floor_settings.py).
+
+Clean-up: child processes (gunicorn, celery) run in their own process groups, get SIGTERM from
+the kernel if this process dies (PR_SET_PDEATHSIG), and are stopped, then the servers this
+process started, on every exit path: return, exception, Ctrl-C, SIGTERM, SIGHUP (try/finally
+plus atexit).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import fcntl
+import http.client
+import json
+import math
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from memorysite.embedded import EmbeddedServices  # noqa: E402
+
+DATA_DIR = Path(os.environ.get("BENCH_DATA_DIR") or REPO / "bench" / ".data")
+LOG_DIR = DATA_DIR / "logs"
+SETTINGS_MODULE = "bench._floor_settings"
+READY_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 20.0
+_PR_SET_PDEATHSIG = 1
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+# -- numbers and tables --------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """The p-th percentile (0-100) with linear interpolation between closest ranks."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * p / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    cells = [[str(h) for h in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for index, row in enumerate(cells):
+        print("  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)))
+        if index == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def ratio_line(label: str, value: float, goal: float, unit: str = "") -> str:
+    verdict = "ok" if value <= goal else f"MISSED by {value / goal:.2f}x"
+    return f"{label:<52} {value:7.2f}{unit}   goal <= {goal:g}{unit}   {verdict}"
+
+
+# -- ports and processes -------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the benchmark dies, even by SIGKILL."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class Child:
+    def __init__(self, name: str, process: subprocess.Popen, log_path: Path, port: int | None = None):
+        self.name, self.process, self.log_path, self.port = name, process, log_path, port
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        """SIGTERM to the child's own process group, then SIGKILL if it has not gone in time."""
+        if self.process.poll() is not None:
+            return
+        for sig, timeout in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)  # the group this process started (process_group=0)
+            try:
+                self.process.wait(timeout=timeout)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def spawn(name: str, argv: list[str], env: dict[str, str], *, port: int | None = None) -> Child:
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    log_path = LOG_DIR / f"{name}.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            argv, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            process_group=0, preexec_fn=_die_with_parent,
+        )  # fmt: skip
+    return Child(name, process, log_path, port)
+
+
+# -- HTTP ------------------------------------------------------------------------------------------
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection; times each request from send to the body's last byte."""
+
+    def __init__(self, port: int, token: str | None = None, *, timeout: float = 60.0):
+        self.port, self.timeout = port, timeout
+        self.headers = {
+            "Host": "127.0.0.1",
+            "Accept": "application/json",
+            # The production profile redirects plain HTTP; TLS "ends at the proxy" in front of us.
+            "X-Forwarded-Proto": "https",
+        }
+        if token:
+            self.headers["Authorization"] = f"Token {token}"
+        self.reconnects = 0
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+
+    def request(self, method: str, path: str, body=None, *, expect: Sequence[int] = (200,)) -> tuple[float, bytes]:
+        """(seconds, response body). The JSON body is encoded before the clock starts."""
+        data = json.dumps(body, separators=(",", ":")).encode() if body is not None else None
+        headers = dict(self.headers)
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        for attempt in range(2):
+            try:
+                started = time.perf_counter()
+                self.conn.request(method, path, body=data, headers=headers)
+                response = self.conn.getresponse()
+                payload = response.read()
+                elapsed = time.perf_counter() - started
+                break
+            except (
+                http.client.RemoteDisconnected,
+                ConnectionResetError,
+                BrokenPipeError,
+                http.client.CannotSendRequest,
+            ):
+                self.conn.close()
+                self.reconnects += 1
+                if attempt:
+                    raise
+        if response.status not in expect:
+            raise BenchError(f"{method} {path}: HTTP {response.status}: {payload[:500]!r}")
+        return elapsed, payload
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float, what: str) -> float:
+    """Poll until predicate() is true; returns the perf_counter() at which it was seen true."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return time.perf_counter()
+        if time.monotonic() > deadline:
+            raise BenchError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+# -- the run ----------------------------------------------------------------------------------------
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+class BenchRun:
+    """Servers, a fresh benchmark database, Django set up on it, and child processes to clean up."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.database = f"memory_bench_{name}"
+        self.services = EmbeddedServices.for_unset_urls(data_dir=DATA_DIR)
+        self.children: list[Child] = []
+        self.env: dict[str, str] = {}
+        self._lock_handle = None
+        self._previous_handlers: dict[int, object] = {}
+
+    # context manager ---------------------------------------------------------------------------
+    def __enter__(self) -> BenchRun:
+        atexit.register(self.close)
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            self._previous_handlers[sig] = signal.signal(sig, _raise_interrupt)
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def _open(self) -> None:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        self._lock_handle = open(DATA_DIR / f".{self.name}.lock", "a+")  # noqa: SIM115 (held for the run)
+        try:
+            fcntl.flock(self._lock_handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BenchError(f"another {self.name} benchmark is running on {DATA_DIR}") from None
+        self.services.start()
+        base = {**os.environ, **self.services.environment()}
+        admin_url = _with_database(base["DATABASE_URL"], "postgres")
+        self._recreate_database(admin_url)
+        self.env = {
+            **base,
+            "DATABASE_URL": _with_database(base["DATABASE_URL"], self.database),
+            "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE,
+            # The production profile (what gunicorn runs behind the proxy), not the DEBUG one
+            # that records every query in memory.
+            "DEBUG": "false",
+            "SECRET_KEY": secrets.token_urlsafe(64),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "BENCH_QUEUE": f"bench-{self.name}-{os.getpid()}",
+            "PYTHONUNBUFFERED": "1",
+        }
+        os.environ.update(self.env)
+        import warnings
+
+        warnings.filterwarnings("ignore", message="No directory at")  # STATIC_ROOT: the API serves no static files
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", interactive=False, verbosity=0)
+
+    def _recreate_database(self, admin_url: str) -> None:
+        import psycopg
+
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{self.database}"')
+
+    def close(self) -> None:
+        """Idempotent: children first, then the database connections, then servers we started."""
+        for sig in self._previous_handlers:  # a second Ctrl-C must not cut the clean-up short
+            signal.signal(sig, signal.SIG_IGN)
+        while self.children:
+            child = self.children.pop()
+            with contextlib.suppress(Exception):
+                child.stop()
+        if "django" in sys.modules:
+            with contextlib.suppress(Exception):
+                from django.db import connections
+
+                for conn in connections.all(initialized_only=True):
+                    conn.close()
+                    if hasattr(conn, "close_pool"):
+                        conn.close_pool()
+        with contextlib.suppress(Exception):
+            self.services.stop()
+        if self._lock_handle is not None:
+            self._lock_handle.close()
+            self._lock_handle = None
+        for sig, handler in self._previous_handlers.items():
+            with contextlib.suppress(Exception):
+                signal.signal(sig, handler)
+        self._previous_handlers.clear()
+
+    # children ------------------------------------------------------------------------------------
+    def start_gunicorn(self, *, workers: int = 1, threads: int = 4) -> Child:
+        """gunicorn on a free loopback port (retried on a bind race), healthy before it returns."""
+        for attempt in range(3):
+            port = free_port()
+            argv = [
+                sys.executable, "-m", "gunicorn", "memorysite.wsgi",
+                "--bind", f"127.0.0.1:{port}",
+                "--workers", str(workers), "--threads", str(threads),  # gthread: keep-alive works
+                "--keep-alive", "75", "--graceful-timeout", "5", "--timeout", "120",
+                "--log-level", "warning", "--error-logfile", "-",
+            ]  # fmt: skip
+            child = spawn(f"{self.name}-gunicorn", argv, self.env, port=port)
+            self.children.append(child)
+            try:
+                self._wait_healthy(child)
+                return child
+            except BenchError:
+                child.stop()
+                self.children.remove(child)
+                if attempt == 2 or "Address already in use" not in child.log_tail():
+                    raise
+        raise AssertionError("unreachable")
+
+    def _wait_healthy(self, child: Child) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if not child.alive():
+                raise BenchError(f"{child.name} exited with {child.process.returncode}:\n{child.log_tail()}")
+            client = Client(child.port, timeout=5)
+            try:
+                client.request("GET", "/healthz")
+                return
+            except (OSError, BenchError, http.client.HTTPException):
+                time.sleep(0.2)
+            finally:
+                client.close()
+        raise BenchError(f"{child.name} not healthy after {READY_TIMEOUT_S:.0f}s:\n{child.log_tail()}")
+
+    def start_celery_worker(self) -> Child:
+        """A solo-pool worker on this run's own queue, ready (its log says so) before it returns."""
+        argv = [
+            sys.executable, "-m", "celery", "-A", "memorysite", "worker", "--pool", "solo",
+            "-Q", self.env["BENCH_QUEUE"], "-n", f"{self.env['BENCH_QUEUE']}@%h",
+            "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO",
+        ]  # fmt: skip
+        child = spawn(f"{self.name}-celery", argv, self.env)
+        self.children.append(child)
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while "ready." not in child.log_path.read_text(errors="replace"):
+            if not child.alive() or time.monotonic() > deadline:
+                raise BenchError(f"celery worker did not start:\n{child.log_tail()}")
+            time.sleep(0.1)
+        return child
+
+
+def run_script(main: Callable[[], int]) -> None:
+    """sys.exit(main()), with a one-line message instead of a traceback for an interrupt or a BenchError."""
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({exc or 'Ctrl-C'}); children and servers stopped", file=sys.stderr)
+        code = 130
+    except BenchError as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        code = 1
+    sys.exit(code)
+
+
+def _raise_interrupt(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def token_for(username: str) -> str:
+    """A user (created) and its API token, in the benchmark database."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user, _ = get_user_model().objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key

@@ -1,0 +1,344 @@
+"""Does the memory context cost grow with a deployment's trade history?
+
+    .venv/bin/python bench/context_latency.py [--rounds 400] [--warmup 30]
+
+One trader, one skill version (recent_trades_k=30), deployments with identical recent activity:
+A has 10 closed trades, B has 100,000, and C (a control) has 30. Trade j (0 = newest) is the same
+in every deployment and they are one hour apart, so all three have the same 10 exits on the last
+tick's UTC day, and B and C render the same 30-row block. Each also has one open position and
+the same 120 one-minute decision snapshots (the newest is the last tick; materialized_through ==
+latest_tick_at, so no catch-up runs on read). gunicorn serves the app; each round requests
+A-context, B-context, C-context and the floor, GET /api/v1/deployments/{A}/ (token auth + one
+indexed select + a small serializer), in an order rotated every round, on one keep-alive
+connection.
+
+Prints p50/p99 per endpoint, the ratios context(100k)/context(10) (goal <= 1.3) and
+context(10)/floor (goal <= 3), the history-only ratio context(100k)/context(30) (same rendered
+block, no goal), and the memory block's token estimate for A, B and C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._harness import BenchRun, Client, ms, percentile, print_table, ratio_line, run_script, token_for
+
+LAST_TICK = dt.datetime(2026, 6, 4, 10, 5, tzinfo=dt.UTC)
+NEWEST_ENTRY = dt.datetime(2026, 6, 4, 9, 10, tzinfo=dt.UTC)  # trade j enters j hours before this
+HOLD = dt.timedelta(minutes=40)
+SNAPSHOTS = 120
+RECENT_TRADES_K = 30
+SYMBOLS = ("BTC", "ETH", "SOL")
+BASE_PRICE = {"BTC": Decimal("65200"), "ETH": Decimal("3410"), "SOL": Decimal("142.35")}
+REASONS = (
+    "breakout above prior swing high",
+    "BB lower-band bounce with rising volume",
+    "trend continuation after pullback to EMA20",
+    "mean reversion: RSI below 25 on the 1m",
+    "failed breakdown, reclaim of VWAP",
+)
+REGIMES = ("trend_up_lowvol", "trend_up_hivol", "trend_down_lowvol", "trend_down_hivol", "chop_lowvol", "chop_hivol")
+
+
+def _trade(deployment, skill_version, j: int):
+    """Closed trade number j (0 = newest): every field is a function of j alone, never of the history size."""
+    from ledger.models import TradeHistory, TradeStatus
+
+    symbol = SYMBOLS[j % 3]
+    side = "long" if j % 2 == 0 else "short"
+    entry_at = NEWEST_ENTRY - dt.timedelta(hours=j)
+    entry_price = BASE_PRICE[symbol] * (1 + Decimal((j * 37) % 200 - 100) / 2000)
+    size_usd = Decimal(150 + (j * 13) % 250)
+    move = Decimal((j * 7919) % 41 - 17) / 1000  # -1.7% .. +2.3%
+    exit_price = entry_price * (1 + (move if side == "long" else -move))
+    pnl = size_usd * move
+    return TradeHistory(
+        id=uuid.uuid4(),
+        owner_id=deployment.owner_id,
+        deployment=deployment,
+        skill_id=skill_version.skill_id,
+        skill_version=skill_version.version,
+        symbol=symbol,
+        side=side,
+        status=TradeStatus.CLOSED,
+        entry_tick_at=entry_at,
+        entry_price=entry_price.quantize(Decimal("0.0001")),
+        entry_size_usd=size_usd,
+        entry_reason=REASONS[j % len(REASONS)],
+        entry_regime_tag=REGIMES[j % len(REGIMES)],
+        size_base=(size_usd / entry_price).quantize(Decimal("0.00000001")),
+        avg_entry_price=entry_price.quantize(Decimal("0.0001")),
+        accrued_pnl_usd=Decimal(0),
+        last_mark_price=exit_price.quantize(Decimal("0.0001")),
+        exit_tick_at=entry_at + HOLD,
+        exit_price=exit_price.quantize(Decimal("0.0001")),
+        exit_reason="liquidated" if j % 11 == 5 else REASONS[(j + 2) % len(REASONS)],
+        holding_minutes=Decimal(40),
+        realized_pnl_usd=pnl.quantize(Decimal("0.00000001")),
+        mfe_usd=abs(pnl) + 3,
+        mae_usd=-(abs(pnl) / 2 + 1),
+    )
+
+
+def _bars(end: dt.datetime, n: int = 100) -> dict:
+    bars = []
+    for i in range(n):
+        t = end - dt.timedelta(minutes=n - 1 - i)
+        close = 65200 + 40 * ((i * 17) % 23 - 11)
+        bars.append(
+            {"t": t.isoformat(), "o": close - 5, "h": close + 25, "l": close - 30, "c": close, "v": 12.5 + i % 7}
+        )
+    return {"BTC": bars}
+
+
+def _snapshots(deployment) -> list:
+    from ledger.models import DecisionSnapshot
+
+    open_at = LAST_TICK - dt.timedelta(minutes=10)
+    rows = []
+    for i in range(SNAPSHOTS):
+        tick_at = LAST_TICK - dt.timedelta(minutes=SNAPSHOTS - 1 - i)
+        holding = tick_at >= open_at
+        if tick_at == open_at:
+            action = {"kind": "propose_order", "symbol": "BTC", "reason": REASONS[0]}
+        elif i % 5 == 0:
+            action = {"kind": "propose_order", "symbol": "ETH", "reason": REASONS[1]}
+        else:
+            action = {"kind": "hold", "reason": "no setup"}
+        engine = {"kind": "executed"}
+        if action["kind"] == "propose_order" and tick_at != open_at:
+            engine = {"kind": "rejected", "rule": "max_daily_loss"} if i % 3 else {"kind": "skipped"}
+        rows.append(
+            DecisionSnapshot(
+                id=uuid.uuid4(),
+                owner_id=deployment.owner_id,
+                deployment=deployment,
+                tick_at=tick_at,
+                equity_usd=Decimal("10040.5"),
+                positions=[{"symbol": "BTC", "side": "long", "size": 0.004, "mark_price": 65230}] if holding else [],
+                marks={"BTC": 65230, "ETH": 3411.2},
+                proposed_action=action,
+                engine=engine,
+                bars=_bars(tick_at),
+                engine_kind=engine["kind"],
+                engine_rule=engine.get("rule", ""),
+                materialized_at=tick_at,
+                materialized_ops=[],
+            )
+        )
+    return rows
+
+
+def _open_trade(deployment, skill_version):
+    from ledger.models import TradeHistory, TradeStatus
+
+    return TradeHistory(
+        id=uuid.uuid4(),
+        owner_id=deployment.owner_id,
+        deployment=deployment,
+        skill_id=skill_version.skill_id,
+        skill_version=skill_version.version,
+        symbol="BTC",
+        side="long",
+        status=TradeStatus.OPEN,
+        entry_tick_at=LAST_TICK - dt.timedelta(minutes=10),
+        entry_price=Decimal("65200"),
+        entry_size_usd=Decimal("260.8"),
+        entry_reason=REASONS[0],
+        entry_regime_tag="trend_up_lowvol",
+        size_base=Decimal("0.004"),
+        avg_entry_price=Decimal("65200"),
+        accrued_pnl_usd=Decimal(0),
+        last_mark_price=Decimal("65230"),
+        mfe_usd=Decimal("0.4"),
+        mae_usd=Decimal("-0.2"),
+    )
+
+
+def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from ledger.models import DecisionSnapshot, Deployment, DeploymentMode, Skill, SkillVersion, TradeHistory
+
+    started = time.perf_counter()
+    token = token_for("bench-trader")
+    owner = get_user_model().objects.get(username="bench-trader")
+    skill = Skill.objects.create(owner=owner, name="BTC breakout")
+    skill_version = SkillVersion.objects.create(
+        owner=owner,
+        skill=skill,
+        version=1,
+        strategy_text="Buy breakouts above the prior swing high; cut losers fast.",
+        recent_trades_k=RECENT_TRADES_K,
+        reflection_cadence="off",
+    )
+    ids = {}
+    for label, count in trade_counts.items():
+        deployment = Deployment.objects.create(
+            owner=owner,
+            skill_version=skill_version,
+            mode=DeploymentMode.PAPER,
+            day_start_on=LAST_TICK.date(),
+            day_start_equity_usd=Decimal("10000"),
+            latest_tick_at=LAST_TICK,
+            materialized_through=LAST_TICK,
+        )
+        ids[label] = deployment.pk
+        DecisionSnapshot.objects.bulk_create(_snapshots(deployment), batch_size=500)
+        TradeHistory.objects.bulk_create([_open_trade(deployment, skill_version)])
+        batch = []
+        for j in range(count):
+            batch.append(_trade(deployment, skill_version, j))
+            if len(batch) == 5000:
+                TradeHistory.objects.bulk_create(batch)
+                batch = []
+        TradeHistory.objects.bulk_create(batch)
+    with connection.cursor() as cursor:  # what autovacuum would have done to a table this size
+        cursor.execute("VACUUM ANALYZE trade_history")
+        cursor.execute("VACUUM ANALYZE decision_snapshots")
+        cursor.execute("VACUUM ANALYZE deployments")
+    return token, ids, time.perf_counter() - started
+
+
+def token_check(bodies: dict[str, dict]) -> list[str]:
+    from agentcontext.formatting import estimate_tokens, memory_block_token_ceiling
+
+    lines = []
+    separators = 2 * estimate_tokens("\n\n")  # last decision | recent activity | memory block
+    ceiling = memory_block_token_ceiling(RECENT_TRADES_K)
+    for label, body in bodies.items():
+        per = body["token_estimate"]["per_section"]
+        bound = ceiling + per["last_decision"] + per["recent_activity"] + separators
+        rows = (body["sections"]["recent_trades"] or "").count("\n")
+        total = body["token_estimate"]["total"]
+        lines.append(
+            f"  {label}: total={total} tokens  per_section={json.dumps(per)}  recent_trades rows={rows}"
+            f"  bound={bound} (memory_block_token_ceiling({RECENT_TRADES_K})={ceiling}"
+            f" + last_decision + recent_activity + 2 separators)  within bound: {'yes' if total <= bound else 'NO'}"
+        )
+    return lines
+
+
+def count_queries(ids: dict[str, int]) -> dict[str, int]:
+    """SQL statements each endpoint's view runs after authentication (which adds 1), in process."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from agentcontext.selectors import deployment_memory_context
+    from ledger import selectors
+
+    owner = get_user_model().objects.get(username="bench-trader")
+    counts = {}
+    for label, pk in ids.items():
+        with CaptureQueriesContext(connection) as captured:
+            deployment = selectors.deployment_get(user=owner, deployment_id=pk)
+            deployment_memory_context(deployment=deployment)
+        counts[label] = len(captured.captured_queries)
+    with CaptureQueriesContext(connection) as captured:
+        selectors.deployment_get(user=owner, deployment_id=ids["A"])
+    counts["floor"] = len(captured.captured_queries)
+    return counts
+
+
+def same_context_at_k(ids: dict[str, int], k: int) -> tuple[int, int, bool]:
+    """In process, same data: the memory block of A and B with recent_trades_k = k (both have >= k trades)."""
+    from agentcontext.selectors import deployment_memory_context
+    from ledger.models import Deployment
+
+    contexts = []
+    for label in ("A", "B"):
+        deployment = Deployment.objects.select_related("skill_version").get(pk=ids[label])
+        deployment.skill_version.recent_trades_k = k  # in memory only
+        contexts.append(deployment_memory_context(deployment=deployment))
+    a, b = contexts
+    return a.token_estimate["total"], b.token_estimate["total"], a.text == b.text
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=400)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--big", type=int, default=100_000, help="closed trades of deployment B")
+    args = parser.parse_args(argv)
+
+    with BenchRun("context_latency") as run:
+        token, ids, seed_s = seed({"A": 10, "B": args.big, "C": 30})
+        print(f"seeded A=10, B={args.big:,}, C=30 closed trades in {seed_s:.1f}s (database {run.database})")
+        queries = count_queries(ids)
+        web = run.start_gunicorn(workers=1, threads=4)
+        client = Client(web.port, token)
+        endpoints = [  # (key, label, path)
+            ("A", "context A (10 trades)", f"/api/v1/deployments/{ids['A']}/context/"),
+            ("B", f"context B ({args.big:,} trades)", f"/api/v1/deployments/{ids['B']}/context/"),
+            ("C", "context C (30 trades, control)", f"/api/v1/deployments/{ids['C']}/context/"),
+            ("floor", "floor: GET deployment A", f"/api/v1/deployments/{ids['A']}/"),
+        ]
+        bodies = {key: json.loads(client.request("GET", path)[1]) for key, _, path in endpoints if key != "floor"}
+        for _ in range(args.warmup):
+            for _, _, path in endpoints:
+                client.request("GET", path)
+        samples: dict[str, list[float]] = {key: [] for key, _, _ in endpoints}
+        started = time.perf_counter()
+        for round_no in range(args.rounds):
+            shift = round_no % len(endpoints)
+            for key, _, path in endpoints[shift:] + endpoints[:shift]:
+                samples[key].append(client.request("GET", path)[0])
+        wall = time.perf_counter() - started
+        client.close()
+
+        print(
+            f"\n{args.rounds} interleaved rounds (A, B, C, floor; order rotated each round) after {args.warmup}"
+            f" warm-up rounds, {wall:.1f}s; gunicorn 1 worker x 4 threads, one keep-alive connection,"
+            f" reconnects={client.reconnects}"
+        )
+        p50 = {key: percentile(values, 50) for key, values in samples.items()}
+        p99 = {key: percentile(values, 99) for key, values in samples.items()}
+        print_table(
+            ["endpoint", "p50 ms", "p99 ms", "mean ms", "view SQL (+1 auth)"],
+            [
+                [label, ms(p50[key]), ms(p99[key]), ms(sum(samples[key]) / len(samples[key])), queries[key]]
+                for key, label, _ in endpoints
+            ],
+        )
+        print()
+        big = f"{args.big // 1000}k" if args.big % 1000 == 0 else f"{args.big:,}"
+        print(ratio_line(f"context({big})/context(10) p50", p50["B"] / p50["A"], 1.3))
+        print(ratio_line(f"context({big})/context(10) p99", p99["B"] / p99["A"], 1.3))
+        print(ratio_line("context(10) p50 / floor p50", p50["A"] / p50["floor"], 3))
+        print(f"{f'context({big})/context(30) p50, same block (no goal)':<52} {p50['B'] / p50['C']:7.2f}")
+        print(f"{f'context({big})/context(30) p99, same block (no goal)':<52} {p99['B'] / p99['C']:7.2f}")
+
+        print(f"\nmemory-block token estimate, recent_trades_k={RECENT_TRADES_K} (from the responses above):")
+        for line in token_check(bodies):
+            print(line)
+        total = {key: body["token_estimate"]["total"] for key, body in bodies.items()}
+        print(
+            f"  A={total['A']}  B={total['B']}  equal: {'yes' if total['A'] == total['B'] else 'no'}"
+            + ("" if total["A"] == total["B"] else f"  (A has 10 closed trades < k={RECENT_TRADES_K}: 10 rows, B 30)")
+        )
+        print(
+            f"  B={total['B']}  C={total['C']}  equal: {'yes' if total['B'] == total['C'] else 'no'}"
+            f"  identical text: {'yes' if bodies['B']['text'] == bodies['C']['text'] else 'no'}"
+            f"  (both have >= k={RECENT_TRADES_K} closed trades)"
+        )
+        k_a, k_b, same_text = same_context_at_k(ids, 10)
+        print(
+            f"  same data at recent_trades_k=10 (both have >= k trades): A={k_a}  B={k_b}"
+            f"  equal: {'yes' if k_a == k_b else 'no'}  identical text: {'yes' if same_text else 'no'}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    run_script(main)

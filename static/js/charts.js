@@ -1,0 +1,224 @@
+/*
+ * Small inline-SVG charts for the trade journal: no library, no network.
+ *
+ * A chart is an element with data-chart="line" or data-chart="bars", data-chart-source (the id of a
+ * <script type="application/json"> island written by Django's json_script) and data-chart-key (the
+ * island's member to draw). Text goes in with textContent only, never parsed as HTML.
+ *
+ *   line: [[epoch_ms, cumulative_usd], ...] in time order
+ *   bars: [{"tag": "chop_lowvol", "trades": 4, "pnl": -12.5}, ...]
+ */
+(function () {
+  "use strict";
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+
+  function svgElement(name, attributes, text) {
+    var node = document.createElementNS(SVG_NS, name);
+    Object.keys(attributes || {}).forEach(function (key) {
+      node.setAttribute(key, String(attributes[key]));
+    });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function niceStep(span, count) {
+    var raw = span / Math.max(count, 1);
+    var power = Math.pow(10, Math.floor(Math.log10(raw)));
+    var multiples = [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < multiples.length; i++) {
+      if (raw <= multiples[i] * power) return multiples[i] * power;
+    }
+    return 10 * power;
+  }
+
+  // An axis from min to max widened to round steps, with its tick values.
+  function axis(min, max, count) {
+    if (min === max) {
+      var pad = Math.abs(min) || 1;
+      min -= pad;
+      max += pad;
+    }
+    var step = niceStep(max - min, count);
+    var low = Math.floor(min / step) * step;
+    var high = Math.ceil(max / step) * step;
+    var values = [];
+    for (var value = low; value <= high + step / 2; value += step) {
+      values.push(Math.abs(value) < step / 1e6 ? 0 : value);
+    }
+    return { min: low, max: high, values: values };
+  }
+
+  function usd(value) {
+    var sign = value < 0 ? "\u2212" : "";
+    var digits = Math.abs(value) >= 10000 ? 0 : 2;
+    var text = Math.abs(value).toLocaleString("en-US", {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+    return sign + "$" + text;
+  }
+
+  function usdCompact(value) {
+    var abs = Math.abs(value);
+    var sign = value < 0 ? "\u2212" : "";
+    if (abs >= 1e6) return sign + "$" + +(abs / 1e6).toFixed(1) + "M";
+    if (abs >= 1e4) return sign + "$" + +(abs / 1e3).toFixed(1) + "k";
+    return sign + "$" + +abs.toFixed(2);
+  }
+
+  function utc(ms) {
+    return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  }
+
+  function signClass(value) {
+    return value > 0 ? "pos" : value < 0 ? "neg" : "flat";
+  }
+
+  function newSvg(width, height, label) {
+    var svg = svgElement("svg", {
+      viewBox: "0 0 " + width + " " + height,
+      class: "chart-svg",
+      role: "img",
+      "aria-label": label,
+      preserveAspectRatio: "xMidYMid meet",
+    });
+    svg.appendChild(svgElement("title", {}, label));
+    return svg;
+  }
+
+  function showEmpty(container, text) {
+    var note = document.createElement("p");
+    note.className = "chart-empty";
+    note.textContent = text;
+    container.replaceChildren(note);
+  }
+
+  function drawLine(container, points) {
+    if (!points.length) return showEmpty(container, "No closed trades yet.");
+    var width = Math.max(Math.round(container.clientWidth) || 0, 320);
+    var height = 240;
+    var margin = { top: 14, right: 18, bottom: 30, left: 62 };
+    var plotWidth = width - margin.left - margin.right;
+    var plotHeight = height - margin.top - margin.bottom;
+
+    // The line starts at zero, just before the first close.
+    var series = [[points[0][0], 0]].concat(points);
+    var start = series[0][0];
+    var end = series[series.length - 1][0];
+    if (start === end) {
+      start -= 3600e3;
+      end += 3600e3;
+    }
+    var values = series.map(function (point) { return point[1]; });
+    var yAxis = axis(Math.min(0, Math.min.apply(null, values)), Math.max(0, Math.max.apply(null, values)), 4);
+    var x = function (t) { return margin.left + ((t - start) / (end - start)) * plotWidth; };
+    var y = function (v) { return margin.top + ((yAxis.max - v) / (yAxis.max - yAxis.min)) * plotHeight; };
+
+    var last = points[points.length - 1];
+    var label = "Cumulative realized PnL, " + points.length + " points from " + utc(points[0][0]) +
+      " to " + utc(last[0]) + " UTC, ending at " + usd(last[1]);
+    var svg = newSvg(width, height, label);
+
+    var grid = svgElement("g", { class: "grid-lines" });
+    yAxis.values.forEach(function (value) {
+      grid.appendChild(svgElement("line", {
+        x1: margin.left, x2: width - margin.right, y1: y(value), y2: y(value),
+        class: value === 0 ? "zero" : "",
+      }));
+      grid.appendChild(svgElement("text", {
+        x: margin.left - 8, y: y(value), "text-anchor": "end", "dominant-baseline": "middle", class: "axis-label",
+      }, usdCompact(value)));
+    });
+    svg.appendChild(grid);
+
+    // Realized PnL only moves at a close: a step line, flat until the next close.
+    var path = series.map(function (point, index) {
+      var px = x(point[0]).toFixed(1);
+      var py = y(point[1]).toFixed(1);
+      return index ? "H" + px + " V" + py : "M" + px + " " + py;
+    }).join(" ");
+    var baseline = y(0).toFixed(1);
+    svg.appendChild(svgElement("path", {
+      d: path + " L" + x(series[series.length - 1][0]).toFixed(1) + " " + baseline +
+        " L" + x(series[0][0]).toFixed(1) + " " + baseline + " Z",
+      class: "area",
+    }));
+    svg.appendChild(svgElement("path", { d: path, class: "line " + signClass(last[1]) }));
+    var dot = svgElement("circle", { cx: x(last[0]), cy: y(last[1]), r: 3.5, class: "end " + signClass(last[1]) });
+    dot.appendChild(svgElement("title", {}, utc(last[0]) + " UTC: " + usd(last[1])));
+    svg.appendChild(dot);
+
+    var axisY = height - margin.bottom + 18;
+    svg.appendChild(svgElement("text", { x: margin.left, y: axisY, class: "axis-label" }, utc(series[0][0])));
+    svg.appendChild(svgElement("text", {
+      x: width - margin.right, y: axisY, "text-anchor": "end", class: "axis-label",
+    }, utc(last[0]) + " UTC"));
+    container.replaceChildren(svg);
+  }
+
+  function drawBars(container, bars) {
+    if (!bars.length) return showEmpty(container, "No closed trades yet.");
+    var width = Math.max(Math.round(container.clientWidth) || 0, 320);
+    var rowHeight = 28;
+    var margin = { top: 6, right: 118, bottom: 6, left: 136 };
+    var height = margin.top + margin.bottom + rowHeight * bars.length;
+    var plotWidth = width - margin.left - margin.right;
+    var pnls = bars.map(function (bar) { return bar.pnl; });
+    var low = Math.min(0, Math.min.apply(null, pnls));
+    var high = Math.max(0, Math.max.apply(null, pnls));
+    if (low === high) high = 1;
+    var x = function (v) { return margin.left + ((v - low) / (high - low)) * plotWidth; };
+
+    var svg = newSvg(width, height, "Realized PnL by entry regime tag, " + bars.length + " tags");
+    bars.forEach(function (bar, index) {
+      var top = margin.top + index * rowHeight;
+      var middle = top + rowHeight / 2;
+      var left = Math.min(x(0), x(bar.pnl));
+      var row = svgElement("g", { class: "bar-row" });
+      row.appendChild(svgElement("text", {
+        x: margin.left - 10, y: middle, "text-anchor": "end", "dominant-baseline": "middle", class: "bar-label",
+      }, bar.tag));
+      var rect = svgElement("rect", {
+        x: left, y: top + 5, width: Math.max(Math.abs(x(bar.pnl) - x(0)), 1), height: rowHeight - 10,
+        rx: 2, class: "bar " + signClass(bar.pnl), "data-tag": bar.tag,
+      });
+      var trades = bar.trades + (bar.trades === 1 ? " trade" : " trades");
+      rect.appendChild(svgElement("title", {}, bar.tag + ": " + usd(bar.pnl) + " over " + trades));
+      row.appendChild(rect);
+      row.appendChild(svgElement("text", {
+        x: width - 8, y: middle, "text-anchor": "end", "dominant-baseline": "middle", class: "bar-value " + signClass(bar.pnl),
+      }, usd(bar.pnl) + " \u00b7 " + bar.trades));
+      svg.appendChild(row);
+    });
+    svg.appendChild(svgElement("line", {
+      x1: x(0), x2: x(0), y1: margin.top, y2: height - margin.bottom, class: "zero",
+    }));
+    container.replaceChildren(svg);
+  }
+
+  var DRAW = { line: drawLine, bars: drawBars };
+
+  function drawAll(root) {
+    root.querySelectorAll("[data-chart]").forEach(function (container) {
+      var draw = DRAW[container.dataset.chart];
+      var island = document.getElementById(container.dataset.chartSource || "");
+      if (!draw || !island || container.dataset.drawn) return;
+      var data;
+      try {
+        data = JSON.parse(island.textContent)[container.dataset.chartKey];
+      } catch (error) {
+        return showEmpty(container, "The chart data could not be read.");
+      }
+      draw(container, Array.isArray(data) ? data : []);
+      container.dataset.drawn = "true";
+    });
+  }
+
+  window.journalCharts = { drawLine: drawLine, drawBars: drawBars, drawAll: drawAll };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { drawAll(document); });
+  } else {
+    drawAll(document);
+  }
+})();
