@@ -46,7 +46,7 @@ class ContextView(APIView):
         tags=["context"],
     )
     def get(self, request, deployment_id: int):
-        deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        deployment = ledger_selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         ledger_services.materialize_if_behind(deployment)
         context = deployment_memory_context(deployment=deployment)
         return Response({"text": context.text, "sections": context.sections, "token_estimate": context.token_estimate})

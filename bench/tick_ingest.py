@@ -315,7 +315,7 @@ STEPS = (
     "tick request over HTTP, worker stopped",
     "tick request, in process",
     "  token authentication (1 query)",
-    "  deployment_get (1 query)",
+    "  deployment_for_runner (1 query)",
     "  TickInput validation (100 bars)",
     "  tick_ingest (4 statements + commit + enqueue)",
     "    of which enqueue (on commit: apply_async to Redis)",
@@ -355,7 +355,7 @@ def in_process_breakdown(token: str, count: int, http: Client):
     sql: dict[str, list[str]] = {}
     wrapped = [
         (TokenAuthentication, "authenticate_credentials", "  token authentication (1 query)"),
-        (selectors, "deployment_get", "  deployment_get (1 query)"),
+        (selectors, "deployment_for_runner", "  deployment_for_runner (1 query)"),
         (TickInput, "is_valid", "  TickInput validation (100 bars)"),
         (services, "tick_ingest", "  tick_ingest (4 statements + commit + enqueue)"),
         (services, "_enqueue_materialization", "    of which enqueue (on commit: apply_async to Redis)"),

@@ -181,7 +181,7 @@ class TickListView(APIView):
         tags=["ticks"],
     )
     def post(self, request, deployment_id: int):
-        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        deployment = selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         data = TickInput(data=request.data)
         data.is_valid(raise_exception=True)
         payload = {key: value for key, value in request.data.items() if key != "tick_at"}
@@ -202,7 +202,7 @@ class TickDetailView(APIView):
         tags=["ticks"],
     )
     def get(self, request, deployment_id: int, snapshot_id):
-        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        deployment = selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         services.materialize_if_behind(deployment)
         snapshot = selectors.snapshot_get(deployment=deployment, snapshot_id=snapshot_id)
         return Response(TickDetailOutput(snapshot).data)
@@ -216,7 +216,7 @@ class FillView(APIView):
         tags=["ticks"],
     )
     def post(self, request, deployment_id: int):
-        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        deployment = selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         data = FillInput(data=request.data)
         data.is_valid(raise_exception=True)
         trade = services.fill_record(deployment=deployment, **data.validated_data)
@@ -231,7 +231,7 @@ class TradeListView(APIView):
         tags=["trades"],
     )
     def get(self, request, deployment_id: int):
-        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        deployment = selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         query = TradeListQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         services.materialize_if_behind(deployment)

@@ -58,6 +58,11 @@ def deployment_get(*, user, deployment_id: int) -> Deployment:
     return get_object_or_404(deployment_list(user=user), pk=deployment_id)
 
 
+def deployment_for_runner(*, user, deployment_id: int) -> Deployment:
+    """The owned deployment with its skill version: all a tick, fill or context read needs."""
+    return get_object_or_404(Deployment.objects.owned_by(user).select_related("skill_version"), pk=deployment_id)
+
+
 # -- trade ledger --------------------------------------------------------------------------------
 
 

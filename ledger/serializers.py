@@ -168,6 +168,55 @@ class BarInput(StrictSerializer):
         return value
 
 
+_BAR_FIELDS = frozenset("tohlcv")
+
+
+@extend_schema_field(BarInput(many=True))
+class BarsField(serializers.Field):
+    """A symbol's bar window, validated in one pass (a serializer per bar costs ~2 ms per tick).
+
+    Same rules and error paths as BarInput: bars.BTC.3.c: ["must be > 0"].
+    """
+
+    _rules = {name: field for name, field in BarInput().fields.items() if name != "t"}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            raise serializers.ValidationError("must be a list of bars")
+        if len(data) > MAX_BARS:
+            raise serializers.ValidationError(f"must hold at most {MAX_BARS} bars")
+        errors = {}
+        for index, bar in enumerate(data):
+            bar_errors = self._bar_errors(bar)
+            if bar_errors:
+                errors[index] = bar_errors
+        if errors:
+            raise serializers.ValidationError(errors)
+        return data
+
+    def _bar_errors(self, bar) -> dict:
+        if not isinstance(bar, dict):
+            return {"non_field_errors": ["must be an object with t, o, h, l, c, v"]}
+        errors = {
+            name: ["unknown field; accepted fields are: c, h, l, o, t, v"] for name in bar if name not in _BAR_FIELDS
+        }
+        t = bar.get("t")
+        if t is None or isinstance(t, bool) or not isinstance(t, str | int | float):
+            errors["t"] = ["must be a timestamp string or number"]
+        for name, rule in self._rules.items():
+            if name not in bar:
+                errors[name] = ["This field is required."]
+                continue
+            try:
+                rule.to_internal_value(bar[name])
+            except serializers.ValidationError as exc:
+                errors[name] = [str(message) for message in exc.detail]
+        return errors
+
+    def to_representation(self, value):
+        return value
+
+
 class _SymbolKeyedDict(serializers.DictField):
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -184,7 +233,7 @@ class TickInput(StrictSerializer):
     marks = _SymbolKeyedDict(child=NumberField(greater_than=0, at_most=MAX_PRICE), required=False)
     proposed_action = ProposedActionInput(required=False, allow_null=True)
     engine = EngineInput(required=False, allow_null=True)
-    bars = _SymbolKeyedDict(child=serializers.ListField(child=BarInput(), max_length=MAX_BARS), required=False)
+    bars = _SymbolKeyedDict(child=BarsField(), required=False)
 
     def validate_positions(self, positions):
         seen: set[str] = set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import uuid
@@ -10,7 +11,7 @@ from decimal import Decimal
 from functools import partial
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -28,6 +29,7 @@ from ledger.materializer import (
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
 from ledger.selectors import trade_row_to_open
 from ledger.signals import trades_closed
+from memorysite.redis import client as redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -123,11 +125,12 @@ def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) 
     deployment, so `latest_tick_at` only moves forward.
     """
     with transaction.atomic():
-        locked = Deployment.objects.select_for_update().get(pk=deployment.pk)
-        existing = DecisionSnapshot.objects.filter(deployment=locked, tick_at=tick_at).first()
-        if existing is not None:
-            return TickIngested(existing, duplicate=True)
-        if locked.latest_tick_at is not None and tick_at < locked.latest_tick_at:
+        locked = Deployment.objects.select_for_update().only("id", "owner_id", "latest_tick_at").get(pk=deployment.pk)
+        if locked.latest_tick_at is not None and tick_at <= locked.latest_tick_at:
+            # Only a tick at or before the latest can be a re-delivery; later ones skip the lookup.
+            existing = DecisionSnapshot.objects.filter(deployment=locked, tick_at=tick_at).first()
+            if existing is not None:
+                return TickIngested(existing, duplicate=True)
             raise TickConflict(locked.latest_tick_at)
         engine = payload.get("engine") or {}
         snapshot = DecisionSnapshot.objects.create(
@@ -149,14 +152,36 @@ def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) 
     return TickIngested(snapshot, duplicate=False)
 
 
+# Set while a materialization task for the deployment is queued and not yet started: a burst of
+# ticks enqueues one task, which then applies them all in one batch. Expires in case a task is lost.
+MATERIALIZE_PENDING_KEY = "ledger:materialize-pending:{database}:{deployment_id}"
+MATERIALIZE_PENDING_TTL_S = 60
+
+
+def _pending_key(deployment_id: int) -> str:
+    # Named after the database too: services (or test runs) sharing one Redis never collide.
+    return MATERIALIZE_PENDING_KEY.format(database=connection.settings_dict["NAME"], deployment_id=deployment_id)
+
+
 def _enqueue_materialization(deployment_id: int) -> None:
     from ledger.tasks import materialize_deployment
 
+    key = _pending_key(deployment_id)
     try:
-        materialize_deployment.apply_async(args=[deployment_id], retry=False)
+        if redis_client().set(key, "1", nx=True, ex=MATERIALIZE_PENDING_TTL_S):
+            materialize_deployment.apply_async(args=[deployment_id], retry=False)
     except Exception:  # broker unreachable: the tick must still be materialized
         logger.warning("materialization of deployment %s not queued; running inline", deployment_id, exc_info=True)
+        with contextlib.suppress(Exception):
+            redis_client().delete(key)
         materialize_pending(deployment_id=deployment_id)
+
+
+def materialize_queued(*, deployment_id: int) -> int:
+    """The queued task's body: let later ticks queue a new task, then apply everything pending."""
+    with contextlib.suppress(Exception):  # an unreachable Redis only costs a redundant task later
+        redis_client().delete(_pending_key(deployment_id))
+    return materialize_pending(deployment_id=deployment_id)
 
 
 def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
@@ -181,7 +206,9 @@ def materialize_pending(*, deployment_id: int) -> int:
     applied = 0
     while True:
         with transaction.atomic():
-            deployment = Deployment.objects.select_for_update().get(pk=deployment_id)
+            deployment = (
+                Deployment.objects.select_for_update(of=("self",)).select_related("skill_version").get(pk=deployment_id)
+            )
             pending = DecisionSnapshot.objects.filter(deployment_id=deployment_id).order_by("tick_at")
             if deployment.materialized_through is not None:
                 pending = pending.filter(tick_at__gt=deployment.materialized_through)
@@ -222,11 +249,16 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
         snapshot.materialized_at = now
         snapshot.materialized_ops = [op_as_json(op) for op in flatten_ops(ops)]
     # Existing rows first: a close must free the (deployment, symbol) open slot before an insert.
-    if touched:
-        TradeHistory.objects.bulk_update(list(touched.values()), _TRADE_UPDATE_FIELDS)
+    # Each open row appears once however many ticks the batch held, so a plain UPDATE per row is
+    # cheaper than bulk_update's CASE expressions.
+    for row in touched.values():
+        row.save(update_fields=_TRADE_UPDATE_FIELDS)
     if created:
         TradeHistory.objects.bulk_create(created)
-    DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
+    if len(snapshots) == 1:
+        snapshots[0].save(update_fields=["materialized_at", "materialized_ops"])
+    else:
+        DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
     deployment.materialized_through = snapshots[-1].tick_at
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     closed = sum(1 for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED)

@@ -16,4 +16,4 @@ from ledger import services
 )
 def materialize_deployment(deployment_id: int) -> int:
     """Apply every stored tick of the deployment past its cursor (safe to run any number of times)."""
-    return services.materialize_pending(deployment_id=deployment_id)
+    return services.materialize_queued(deployment_id=deployment_id)

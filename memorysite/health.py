@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import cache
 
 import redis
-from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from memorysite.redis import client as redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -39,14 +39,9 @@ def check_database() -> Check:
     return Check(OK, row[0])
 
 
-@cache
-def _redis_client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-
-
 def check_redis() -> Check:
     try:
-        _redis_client().ping()
+        redis_client().ping()
     except (redis.RedisError, OSError) as exc:
         logger.warning("healthz: redis unreachable: %s", exc)
         return Check(DOWN)

@@ -250,3 +250,24 @@ def test_the_largest_accepted_position_materializes(owner_api, deployment):
     assert response.status_code == 200
     (trade,) = owner_api.get(f"/api/v1/deployments/{deployment.pk}/trades/").json()
     assert trade["realized_pnl_usd"] == "-10000000000.00000000"
+
+
+@pytest.mark.parametrize(
+    ("bars", "field", "message"),
+    [
+        ([{"t": "x", "o": 1, "h": 1, "l": 1, "c": 0, "v": 0}], "bars.BTC.0.c", "must be > 0"),
+        ([{"t": "x", "o": 1, "h": 1, "l": 1, "c": 1}], "bars.BTC.0.v", "This field is required."),
+        ([{"t": True, "o": 1, "h": 1, "l": 1, "c": 1, "v": 1}], "bars.BTC.0.t", "must be a timestamp string or number"),
+        ([{"t": "x", "o": 1, "h": 1, "l": 1, "c": 1, "v": 1, "q": 2}], "bars.BTC.0.q", "unknown field"),
+        ([{"t": "x", "o": "1", "h": 1, "l": 1, "c": 1, "v": 1}], "bars.BTC.0.o", "must be a number"),
+        (["bar"], "bars.BTC.0", "must be an object"),
+        ({"t": 1}, "bars.BTC", "must be a list of bars"),
+        ([{"t": "x", "o": 1, "h": 1, "l": 1, "c": 1, "v": 1}] * 1001, "bars.BTC", "must hold at most 1000 bars"),
+    ],
+)
+def test_bad_bars_name_the_bar_and_field(owner_api, deployment, bars, field, message):
+    response = post_tick(owner_api, deployment, tick_body(0, [btc()], bars={"BTC": bars}))
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert errors[field][0].startswith(message), errors
+    assert _rows() == (0, 0)

@@ -214,3 +214,14 @@ def test_materializing_again_changes_nothing(owner_api, deployment):
     before = list(TradeHistory.objects.filter(deployment=deployment).order_by("id").values())
     assert services.materialize_pending(deployment_id=deployment.pk) == 0
     assert list(TradeHistory.objects.filter(deployment=deployment).order_by("id").values()) == before
+
+
+def test_a_burst_of_ticks_queues_one_task_that_applies_them_all(owner_api, deployment, tmp_path):
+    from memorysite.redis import client as redis_client
+
+    bodies = tick_bodies(25)
+    post_all(owner_api, deployment, bodies)
+    assert redis_client().llen(settings.CELERY_TASK_DEFAULT_QUEUE) == 1
+    with celery_worker(tmp_path / "worker.log"):
+        wait_until(lambda: caught_up(deployment), message="one task to apply the burst")
+    assert actual_rows(deployment) == expected_rows(bodies)

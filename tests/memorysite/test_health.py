@@ -7,14 +7,14 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from memorysite import health
+from memorysite.redis import client as redis_client
 
 
 @pytest.fixture
 def fresh_redis_client():
-    health._redis_client.cache_clear()
+    redis_client.cache_clear()
     yield
-    health._redis_client.cache_clear()
+    redis_client.cache_clear()
 
 
 def _pgvector_version() -> str:
