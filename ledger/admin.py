@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion
+from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory
 
 
 class SkillVersionInline(admin.TabularInline):
@@ -77,3 +77,22 @@ class DecisionSnapshotAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # snapshots come from runners through the tick API
+
+
+@admin.register(TradeHistory)
+class TradeHistoryAdmin(admin.ModelAdmin):
+    list_display = [
+        "entry_tick_at", "symbol", "side", "status", "deployment", "owner", "entry_size_usd",
+        "realized_pnl_usd", "mfe_usd", "mae_usd", "entry_regime_tag", "exit_reason",
+    ]  # fmt: skip
+    list_filter = ["status", "side", "entry_regime_tag", "exit_reason"]
+    search_fields = ["=deployment__id", "symbol", "owner__username", "entry_reason", "exit_reason"]
+    list_select_related = ["deployment__skill_version__skill", "owner"]
+    date_hierarchy = "entry_tick_at"
+    readonly_fields = [f.name for f in TradeHistory._meta.fields]
+
+    def has_add_permission(self, request):
+        return False  # trades are materialized from ticks (backfill_trade_history rebuilds them)
+
+    def has_change_permission(self, request, obj=None):
+        return False

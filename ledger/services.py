@@ -196,7 +196,7 @@ def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
     return tick_from_payload(str(snapshot.pk), snapshot.tick_at, payload)
 
 
-def materialize_pending(*, deployment_id: int) -> int:
+def materialize_pending(*, deployment_id: int, stamp_lessons: bool = True, on_batch=None) -> int:
     """Apply every stored tick past the deployment's cursor, strictly in tick order.
 
     Each batch runs in one transaction under the deployment's row lock: two workers, a
@@ -215,13 +215,15 @@ def materialize_pending(*, deployment_id: int) -> int:
             snapshots = list(pending[:MATERIALIZE_BATCH])
             if not snapshots:
                 return applied
-            _apply_snapshots(deployment, snapshots)
+            _apply_snapshots(deployment, snapshots, stamp_lessons=stamp_lessons)
             applied += len(snapshots)
+        if on_batch is not None:
+            on_batch(applied)
         if len(snapshots) < MATERIALIZE_BATCH:
             return applied
 
 
-def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) -> None:
+def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot], *, stamp_lessons: bool) -> None:
     skill_version = deployment.skill_version
     rows = {row.symbol: row for row in TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN)}
     state = {symbol: trade_row_to_open(row) for symbol, row in rows.items()}
@@ -230,7 +232,7 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
     now = timezone.now()
     for snapshot in snapshots:
         tick = snapshot_tick(snapshot)
-        context = MaterializeContext(tick, deployment.active_lessons_hash or None)
+        context = MaterializeContext(tick, (deployment.active_lessons_hash or None) if stamp_lessons else None)
         ops = reconcile_portfolio_delta(state, tick.positions, context)
         for op in flatten_ops(ops):
             if isinstance(op, OpenTradeOp):
@@ -355,3 +357,23 @@ def materialize_if_behind(deployment: Deployment) -> Deployment:
         materialize_pending(deployment_id=deployment.pk)
         deployment.refresh_from_db(fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     return deployment
+
+
+@transaction.atomic
+def trade_history_rebuild(*, deployment_id: int, progress=None) -> int:
+    """Rebuild a deployment's trade_history from its stored snapshots, in one transaction.
+
+    Idempotent: the result is what one clean materialization pass gives. Lessons hashes are left
+    null, since which lessons were active at each past entry is not recorded in the snapshots.
+    `progress(done, total)` is called after each batch. Returns the number of ticks applied.
+    """
+    deployment = Deployment.objects.select_for_update().get(pk=deployment_id)
+    total = DecisionSnapshot.objects.filter(deployment=deployment).count()
+    TradeHistory.objects.filter(deployment=deployment).delete()
+    DecisionSnapshot.objects.filter(deployment=deployment).update(materialized_at=None, materialized_ops=None)
+    deployment.materialized_through = None
+    deployment.day_start_on = None
+    deployment.day_start_equity_usd = None
+    deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
+    on_batch = (lambda done: progress(done, total)) if progress is not None else None
+    return materialize_pending(deployment_id=deployment_id, stamp_lessons=False, on_batch=on_batch)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -13,6 +14,7 @@ from ledger import services
 from ledger.models import Deployment, DeploymentMode, Skill
 
 DEMO_USERNAME = "demo"
+DEMO_TICKS = 288  # one day of 5-minute ticks
 DEMO_SKILL = "Demo mean reversion"
 DEMO_STRATEGY = (
     "Trade BTC and ETH perpetuals on 5-minute bars. Buy a close below the lower Bollinger band "
@@ -50,8 +52,14 @@ class Command(BaseCommand):
             skill = services.skill_create(
                 owner=user, name=DEMO_SKILL, strategy_text=DEMO_STRATEGY, avoid_rules=DEMO_AVOID
             )
-        if not Deployment.objects.owned_by(user).exists():
-            services.deployment_create(owner=user, skill_id=skill.pk, version=None, mode=DeploymentMode.PAPER)
+        deployment = Deployment.objects.owned_by(user).order_by("id").first()
+        if deployment is None:
+            deployment = services.deployment_create(
+                owner=user, skill_id=skill.pk, version=None, mode=DeploymentMode.PAPER
+            )
+        if deployment.latest_tick_at is None:
+            # A day of synthetic ticks through the real API, so the journal and context are not empty.
+            transaction.on_commit(lambda: call_command("simulate", deployment.pk, ticks=DEMO_TICKS, stdout=self.stdout))
         self.stdout.write(f"Demo trader: username {DEMO_USERNAME!r}, password {password!r}")
 
 
