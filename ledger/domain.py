@@ -7,6 +7,7 @@ Field names keep the seed's (memory-layer.md) column names.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
@@ -143,3 +144,17 @@ def tick_from_payload(snapshot_id: str, tick_at: dt.datetime, payload: dict) -> 
             for symbol, bars in (payload.get("bars") or {}).items()
         },
     )
+
+
+LESSONS_HASH_CHARS = 16
+
+
+def hash_lessons_text(text: str) -> str:
+    """The seed's hashLessonsText: first 16 hex chars of SHA-256 over whitespace-normalised text.
+
+    Runs of whitespace (spaces, tabs, newlines) become one space and the ends are trimmed, so the
+    live and sim writers hash the same lessons identically however they were wrapped. Joins
+    trade_history.entry_lessons_hash to reflection_notes.content_hash.
+    """
+    normalised = " ".join(text.split())
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:LESSONS_HASH_CHARS]

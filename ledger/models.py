@@ -134,7 +134,8 @@ class Deployment(OwnedModel):
     day_start_equity_usd = models.DecimalField(max_digits=20, decimal_places=8, null=True, blank=True)
     # The UTC date day_start_equity_usd was captured for (the first tick after that midnight).
     day_start_on = models.DateField(null=True, blank=True)
-    # Written by reflection when a lessons note becomes active; the materializer stamps new trades with it.
+    # Written by reflection when a lessons note becomes active; each tick copies it onto its snapshot,
+    # and trades that tick opens are stamped with it (entry_lessons_hash).
     active_lessons_hash = models.CharField(max_length=16, blank=True, default="")
     # Tick ingestion's high-water mark, and the materializer's cursor: snapshots up to it are applied.
     latest_tick_at = models.DateTimeField(null=True, blank=True)
@@ -190,6 +191,8 @@ class DecisionSnapshot(OwnedModel):
     bars = models.JSONField(null=True, blank=True)
     engine_kind = models.CharField(max_length=8, choices=EngineKind.choices, blank=True, default="")
     engine_rule = models.CharField(max_length=64, blank=True, default="")
+    # Deployment.active_lessons_hash when the tick arrived: trades opened by it are stamped with it.
+    lessons_hash = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     # Set in the same transaction that applied this tick's ops to trade_history.
     materialized_at = models.DateTimeField(null=True, blank=True)

@@ -125,7 +125,11 @@ def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) 
     deployment, so `latest_tick_at` only moves forward.
     """
     with transaction.atomic():
-        locked = Deployment.objects.select_for_update().only("id", "owner_id", "latest_tick_at").get(pk=deployment.pk)
+        locked = (
+            Deployment.objects.select_for_update()
+            .only("id", "owner_id", "latest_tick_at", "active_lessons_hash")
+            .get(pk=deployment.pk)
+        )
         if locked.latest_tick_at is not None and tick_at <= locked.latest_tick_at:
             # Only a tick at or before the latest can be a re-delivery; later ones skip the lookup.
             existing = DecisionSnapshot.objects.filter(deployment=locked, tick_at=tick_at).first()
@@ -145,6 +149,7 @@ def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) 
             bars=payload.get("bars"),
             engine_kind=engine.get("kind") or "",
             engine_rule=engine.get("rule") or "",
+            lessons_hash=locked.active_lessons_hash,
         )
         locked.latest_tick_at = tick_at
         locked.save(update_fields=["latest_tick_at"])
@@ -196,7 +201,7 @@ def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
     return tick_from_payload(str(snapshot.pk), snapshot.tick_at, payload)
 
 
-def materialize_pending(*, deployment_id: int, stamp_lessons: bool = True, on_batch=None) -> int:
+def materialize_pending(*, deployment_id: int, on_batch=None) -> int:
     """Apply every stored tick past the deployment's cursor, strictly in tick order.
 
     Each batch runs in one transaction under the deployment's row lock: two workers, a
@@ -215,7 +220,7 @@ def materialize_pending(*, deployment_id: int, stamp_lessons: bool = True, on_ba
             snapshots = list(pending[:MATERIALIZE_BATCH])
             if not snapshots:
                 return applied
-            _apply_snapshots(deployment, snapshots, stamp_lessons=stamp_lessons)
+            _apply_snapshots(deployment, snapshots)
             applied += len(snapshots)
         if on_batch is not None:
             on_batch(applied)
@@ -223,7 +228,7 @@ def materialize_pending(*, deployment_id: int, stamp_lessons: bool = True, on_ba
             return applied
 
 
-def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot], *, stamp_lessons: bool) -> None:
+def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) -> None:
     skill_version = deployment.skill_version
     rows = {row.symbol: row for row in TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN)}
     state = {symbol: trade_row_to_open(row) for symbol, row in rows.items()}
@@ -232,7 +237,7 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot], 
     now = timezone.now()
     for snapshot in snapshots:
         tick = snapshot_tick(snapshot)
-        context = MaterializeContext(tick, (deployment.active_lessons_hash or None) if stamp_lessons else None)
+        context = MaterializeContext(tick, snapshot.lessons_hash or None)
         ops = reconcile_portfolio_delta(state, tick.positions, context)
         for op in flatten_ops(ops):
             if isinstance(op, OpenTradeOp):
@@ -363,9 +368,9 @@ def materialize_if_behind(deployment: Deployment) -> Deployment:
 def trade_history_rebuild(*, deployment_id: int, progress=None) -> int:
     """Rebuild a deployment's trade_history from its stored snapshots, in one transaction.
 
-    Idempotent: the result is what one clean materialization pass gives. Lessons hashes are left
-    null, since which lessons were active at each past entry is not recorded in the snapshots.
-    `progress(done, total)` is called after each batch. Returns the number of ticks applied.
+    Idempotent: the result is what one clean materialization pass gives (lessons hashes come
+    from the snapshots, as they were when each tick arrived). `progress(done, total)` is called
+    after each batch. Returns the number of ticks applied.
     """
     deployment = Deployment.objects.select_for_update().get(pk=deployment_id)
     total = DecisionSnapshot.objects.filter(deployment=deployment).count()
@@ -376,4 +381,4 @@ def trade_history_rebuild(*, deployment_id: int, progress=None) -> int:
     deployment.day_start_equity_usd = None
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     on_batch = (lambda done: progress(done, total)) if progress is not None else None
-    return materialize_pending(deployment_id=deployment_id, stamp_lessons=False, on_batch=on_batch)
+    return materialize_pending(deployment_id=deployment_id, on_batch=on_batch)

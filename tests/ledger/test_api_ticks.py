@@ -271,3 +271,14 @@ def test_bad_bars_name_the_bar_and_field(owner_api, deployment, bars, field, mes
     errors = response.json()["errors"]
     assert errors[field][0].startswith(message), errors
     assert _rows() == (0, 0)
+
+
+def test_new_trades_are_stamped_with_the_active_lessons_hash(owner_api, deployment):
+    from ledger.domain import hash_lessons_text
+
+    post_tick(owner_api, deployment, tick_body(0, [btc()], **BUY))
+    Deployment.objects.filter(pk=deployment.pk).update(active_lessons_hash=hash_lessons_text("Cut losers early."))
+    post_tick(owner_api, deployment, tick_body(1, [btc(), {**btc(), "symbol": "ETH", "mark_price": 3400}]))
+    trades = {t["symbol"]: t for t in owner_api.get(f"/api/v1/deployments/{deployment.pk}/trades/").json()}
+    assert trades["BTC"]["entry_lessons_hash"] is None  # stamped at open, never rewritten
+    assert trades["ETH"]["entry_lessons_hash"] == hash_lessons_text("Cut losers early.")
