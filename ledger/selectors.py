@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
@@ -66,39 +67,17 @@ def deployment_for_runner(*, user, deployment_id: int) -> Deployment:
 # -- trade ledger --------------------------------------------------------------------------------
 
 
+def _row_as(cls, row: TradeHistory):
+    """A trade_history row as a domain dataclass; the dataclasses keep the columns' names."""
+    return cls(**{field.name: getattr(row, field.name) for field in dataclasses.fields(cls)})
+
+
 def trade_row_to_open(row: TradeHistory) -> OpenTrade:
-    return OpenTrade(
-        symbol=row.symbol,
-        side=row.side,
-        entry_tick_at=row.entry_tick_at,
-        entry_price=row.entry_price,
-        entry_size_usd=row.entry_size_usd,
-        entry_reason=row.entry_reason,
-        entry_regime_tag=row.entry_regime_tag,
-        size_base=row.size_base,
-        avg_entry_price=row.avg_entry_price,
-        accrued_pnl_usd=row.accrued_pnl_usd,
-        mfe_usd=row.mfe_usd,
-        mae_usd=row.mae_usd,
-        last_mark_price=row.last_mark_price,
-    )
+    return _row_as(OpenTrade, row)
 
 
 def trade_row_to_closed(row: TradeHistory) -> ClosedTrade:
-    return ClosedTrade(
-        symbol=row.symbol,
-        side=row.side,
-        entry_tick_at=row.entry_tick_at,
-        entry_price=row.entry_price,
-        entry_size_usd=row.entry_size_usd,
-        entry_reason=row.entry_reason,
-        entry_regime_tag=row.entry_regime_tag,
-        exit_tick_at=row.exit_tick_at,
-        exit_price=row.exit_price,
-        exit_reason=row.exit_reason,
-        realized_pnl_usd=row.realized_pnl_usd,
-        holding_minutes=row.holding_minutes,
-    )
+    return _row_as(ClosedTrade, row)
 
 
 def trade_list(*, deployment: Deployment, status: str | None = None, limit: int = 50) -> list[TradeHistory]:
