@@ -315,9 +315,8 @@ STEPS = (
     "tick request over HTTP, worker stopped",
     "tick request, in process",
     "  token authentication (1 query)",
-    "  deployment_for_runner (1 query)",
     "  TickInput validation (100 bars)",
-    "  tick_ingest (4 statements + commit + enqueue)",
+    "  tick_ingest (owner-scoped lock, insert, update, commit, enqueue)",
     "    of which enqueue (on commit: apply_async to Redis)",
     "floor request, in process",
     "materialize_pending, once per tick (worker's task body)",
@@ -340,7 +339,7 @@ def in_process_breakdown(token: str, count: int, http: Client):
     from rest_framework.authentication import TokenAuthentication
     from rest_framework.test import APIClient
 
-    from ledger import selectors, services
+    from ledger import services
     from ledger.models import Deployment
     from ledger.serializers import TickInput
 
@@ -355,9 +354,8 @@ def in_process_breakdown(token: str, count: int, http: Client):
     sql: dict[str, list[str]] = {}
     wrapped = [
         (TokenAuthentication, "authenticate_credentials", "  token authentication (1 query)"),
-        (selectors, "deployment_for_runner", "  deployment_for_runner (1 query)"),
         (TickInput, "is_valid", "  TickInput validation (100 bars)"),
-        (services, "tick_ingest", "  tick_ingest (4 statements + commit + enqueue)"),
+        (services, "tick_ingest", "  tick_ingest (owner-scoped lock, insert, update, commit, enqueue)"),
         (services, "_enqueue_materialization", "    of which enqueue (on commit: apply_async to Redis)"),
     ]
     clock = time.perf_counter

@@ -181,13 +181,15 @@ class TickListView(APIView):
         tags=["ticks"],
     )
     def post(self, request, deployment_id: int):
-        deployment = selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         data = TickInput(data=request.data)
         data.is_valid(raise_exception=True)
         payload = {key: value for key, value in request.data.items() if key != "tick_at"}
         try:
             result = services.tick_ingest(
-                deployment=deployment, tick_at=data.validated_data["tick_at"], payload=payload
+                owner=request.user,
+                deployment_id=deployment_id,
+                tick_at=data.validated_data["tick_at"],
+                payload=payload,
             )
         except services.TickConflict as conflict:
             return Response({"detail": f"tick_at: {conflict}", "errors": {"tick_at": [str(conflict)]}}, status=409)

@@ -13,6 +13,7 @@ from functools import partial
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -98,6 +99,7 @@ def deployment_create(*, owner, skill_id: int, version: int | None, mode: str) -
 
 # -- ticks ---------------------------------------------------------------------------------------
 
+NOT_FOUND = "Not found."
 TICK_TOO_OLD = "must be later than this deployment's latest tick, {latest}"
 NO_OPEN_TRADE = "this deployment has no open trade in {symbol}"
 MATERIALIZE_BATCH = 200
@@ -117,19 +119,24 @@ class TickIngested:
     duplicate: bool
 
 
-def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) -> TickIngested:
-    """Store one tick durably; materialization is enqueued once the row is committed.
+def tick_ingest(*, owner, deployment_id: int, tick_at: dt.datetime, payload: dict) -> TickIngested:
+    """Store one tick of the owner's deployment durably; materialization is enqueued on commit.
 
-    The same tick_at again is a no-op that returns the stored snapshot. A tick older than the
-    deployment's latest raises TickConflict. The deployment row lock serialises ticks of one
-    deployment, so `latest_tick_at` only moves forward.
+    Another trader's (or no) deployment raises Http404. The same tick_at again is a no-op that
+    returns the stored snapshot; a tick older than the deployment's latest raises TickConflict.
+    The deployment row lock serialises ticks of one deployment, so `latest_tick_at` only moves
+    forward. Finding and locking the deployment is one query: this is the hot path.
     """
     with transaction.atomic():
         locked = (
-            Deployment.objects.select_for_update()
+            Deployment.objects.owned_by(owner)
+            .select_for_update()
             .only("id", "owner_id", "latest_tick_at", "active_lessons_hash")
-            .get(pk=deployment.pk)
+            .filter(pk=deployment_id)
+            .first()
         )
+        if locked is None:
+            raise Http404(NOT_FOUND)
         if locked.latest_tick_at is not None and tick_at <= locked.latest_tick_at:
             # Only a tick at or before the latest can be a re-delivery; later ones skip the lookup.
             existing = DecisionSnapshot.objects.filter(deployment=locked, tick_at=tick_at).first()
@@ -161,6 +168,9 @@ def tick_ingest(*, deployment: Deployment, tick_at: dt.datetime, payload: dict) 
 # ticks enqueues one task, which then applies them all in one batch. Expires in case a task is lost.
 MATERIALIZE_PENDING_KEY = "ledger:materialize-pending:{database}:{deployment_id}"
 MATERIALIZE_PENDING_TTL_S = 60
+# The queued task waits this long so a burst of ticks is applied in one batch (reads never wait:
+# they catch up inline).
+MATERIALIZE_COALESCE_S = 0.1
 
 
 def _pending_key(deployment_id: int) -> str:
@@ -174,7 +184,7 @@ def _enqueue_materialization(deployment_id: int) -> None:
     key = _pending_key(deployment_id)
     try:
         if redis_client().set(key, "1", nx=True, ex=MATERIALIZE_PENDING_TTL_S):
-            materialize_deployment.apply_async(args=[deployment_id], retry=False)
+            materialize_deployment.apply_async(args=[deployment_id], retry=False, countdown=MATERIALIZE_COALESCE_S)
     except Exception:  # broker unreachable: the tick must still be materialized
         logger.warning("materialization of deployment %s not queued; running inline", deployment_id, exc_info=True)
         with contextlib.suppress(Exception):
