@@ -133,6 +133,7 @@ def test_a_worker_killed_mid_write_leaves_nothing_half_written(owner_api, deploy
         # Reads go on; the first write to trade_history waits: the worker is stopped mid-transaction.
         blocker.execute("LOCK TABLE trade_history IN SHARE MODE")
         with celery_worker(tmp_path / "killed.log") as worker:
+            materialize_deployment.delay(deployment.pk)  # work for it even if the tick's task is held back
             log = tmp_path / "killed.log"
             wait_until(
                 lambda: _waiting_on_lock(blocker), message="the worker to block mid-write", details=log.read_text
@@ -152,6 +153,9 @@ def test_a_worker_killed_mid_write_leaves_nothing_half_written(owner_api, deploy
 
 
 def _waiting_on_lock(blocker) -> bool:
+    # The blocker is inside its transaction, where pg_stat_activity is a snapshot taken at first
+    # read: clear it, or every poll sees the state of the first one.
+    blocker.execute("SELECT pg_stat_clear_snapshot()")
     rows = blocker.execute(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
         "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
