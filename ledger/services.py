@@ -25,6 +25,7 @@ from ledger.materializer import (
     UpdateMfeMae,
     apply_ops,
     flatten_ops,
+    opened_trade,
     reconcile_portfolio_delta,
 )
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
@@ -291,29 +292,18 @@ _TRADE_UPDATE_FIELDS = [
 
 
 def _new_trade_row(deployment: Deployment, skill_version: SkillVersion, op: OpenTradeOp) -> TradeHistory:
+    """The open trade's row: the in-memory ledger's OpenTrade state plus the row-only columns."""
     return TradeHistory(
         id=uuid.uuid4(),
         deployment=deployment,
         owner_id=deployment.owner_id,
         skill_id=skill_version.skill_id,
         skill_version=skill_version.version,
-        symbol=op.symbol,
-        side=op.side,
         status=TradeStatus.OPEN,
-        entry_tick_at=op.entry_tick_at,
-        entry_price=op.entry_price,
-        entry_size_usd=op.entry_size_usd,
         entry_leverage=op.entry_leverage,
-        entry_reason=op.entry_reason,
         entry_snapshot_id=op.entry_snapshot_id,
         entry_lessons_hash=op.entry_lessons_hash,
-        entry_regime_tag=op.entry_regime_tag,
-        size_base=op.size_base,
-        avg_entry_price=op.entry_price,
-        accrued_pnl_usd=Decimal(0),
-        last_mark_price=op.entry_price,
-        mfe_usd=Decimal(0),
-        mae_usd=Decimal(0),
+        **asdict(opened_trade(op)),
     )
 
 
