@@ -3,7 +3,6 @@
 from urllib.parse import urlencode
 
 from django import forms
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.urls import reverse
@@ -12,11 +11,12 @@ from django_htmx.http import push_url
 
 from ledger import selectors, services
 from ledger.models import TradeStatus
+from memorysite.pages import trader_required
 
 JOURNAL_PAGE_SIZE = 50
 
 
-@login_required
+@trader_required
 def home(request):
     deployments = selectors.deployment_list(user=request.user)
     return render(request, "ledger/home.html", {"deployments": deployments})
@@ -50,7 +50,7 @@ def _journal_url(deployment_id: int, filters: dict[str, str], page: int = 1) -> 
     return f"{url}?{urlencode(query)}" if query else url
 
 
-@login_required
+@trader_required
 @vary_on_headers("HX-Request")  # the same URL answers a partial to htmx and a page otherwise
 def deployment_trades(request, deployment_id: int):
     deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)

@@ -327,3 +327,14 @@ class TestCumulativeLine:
         post_round_trips(owner_api, deployment, 12, per_tick=6)
         materialize_if_behind(Deployment.objects.get(pk=deployment.pk))
         assert [pnl for _, pnl in selectors.trade_cumulative_pnl(deployment=deployment)] == [6, 12]
+
+
+def test_an_htmx_request_after_the_session_expired_redirects_the_whole_page_to_login(client, owner):
+    deployment = DeploymentFactory(skill_version__skill__owner=owner)
+    page = f"/deployments/{deployment.pk}/trades/"
+    response = client.get(
+        f"{page}?status=closed", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL=f"http://testserver{page}"
+    )
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == f"/accounts/login/?next=%2Fdeployments%2F{deployment.pk}%2Ftrades%2F"
+    assert response.content == b""
