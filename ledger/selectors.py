@@ -28,7 +28,7 @@ from django.db.models import (
 from django.db.models.functions import Mod, RowNumber
 from django.shortcuts import get_object_or_404
 
-from ledger.domain import ClosedTrade, OpenTrade
+from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeSide, TradeStatus
 from ledger.risk_state import EngineOutcome, risk_window_start
@@ -91,9 +91,20 @@ def snapshot_get(*, deployment: Deployment, snapshot_id) -> DecisionSnapshot:
     return get_object_or_404(DecisionSnapshot.objects.filter(deployment=deployment), pk=snapshot_id)
 
 
-def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
-    from ledger.services import snapshot_tick  # the one place a snapshot becomes a Tick
+def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
+    """The one place a stored snapshot becomes a Tick (live materializer and context alike)."""
+    payload = {
+        "equity_usd": snapshot.equity_usd,
+        "positions": snapshot.positions,
+        "marks": snapshot.marks,
+        "proposed_action": snapshot.proposed_action,
+        "engine": snapshot.engine,
+        "bars": snapshot.bars,
+    }
+    return tick_from_payload(str(snapshot.pk), snapshot.tick_at, payload)
 
+
+def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
     last = DecisionSnapshot.objects.filter(deployment=deployment).order_by("-tick_at").first()
     if last is None:
         return ContextInputs(None, (), (), (), (), deployment.day_start_equity_usd)

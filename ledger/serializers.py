@@ -252,11 +252,6 @@ class TickAccepted(serializers.Serializer):
     duplicate = serializers.BooleanField()
 
 
-class TickOpOutput(serializers.Serializer):
-    op = serializers.ChoiceField(choices=["open_trade", "update_mfe_mae", "close_trade"])
-    symbol = serializers.CharField()
-
-
 class TickDetailOutput(serializers.Serializer):
     snapshot_id = serializers.UUIDField(source="id")
     tick_at = serializers.DateTimeField()

@@ -17,7 +17,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from ledger.domain import Tick, tick_from_payload
 from ledger.materializer import (
     CloseTrade,
     MaterializeContext,
@@ -29,7 +28,7 @@ from ledger.materializer import (
     reconcile_portfolio_delta,
 )
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
-from ledger.selectors import trade_row_to_open
+from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed
 from memorysite.redis import client as redis_client
 
@@ -200,18 +199,6 @@ def materialize_queued(*, deployment_id: int) -> int:
     return materialize_pending(deployment_id=deployment_id)
 
 
-def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
-    payload = {
-        "equity_usd": snapshot.equity_usd,
-        "positions": snapshot.positions,
-        "marks": snapshot.marks,
-        "proposed_action": snapshot.proposed_action,
-        "engine": snapshot.engine,
-        "bars": snapshot.bars,
-    }
-    return tick_from_payload(str(snapshot.pk), snapshot.tick_at, payload)
-
-
 def materialize_pending(*, deployment_id: int, on_batch=None) -> int:
     """Apply every stored tick past the deployment's cursor, strictly in tick order.
 
@@ -342,7 +329,7 @@ def op_as_json(op) -> dict:
 @transaction.atomic
 def fill_record(*, deployment: Deployment, symbol: str, fees_usd, filled_at: dt.datetime) -> TradeHistory:
     """Add a fill's fees to the open trade in that symbol (the seed's recordOrderFilled)."""
-    materialize_pending(deployment_id=deployment.pk)  # a fill may follow the tick that opened the trade
+    materialize_if_behind(deployment)  # a fill may follow the tick that opened the trade
     trade = (
         TradeHistory.objects.select_for_update()
         .filter(deployment=deployment, symbol=symbol, status=TradeStatus.OPEN)
