@@ -5,7 +5,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentcontext.selectors import deployment_memory_context
+from agentcontext.prompt import compose_system_prompt
+from agentcontext.selectors import deployment_memory_context, deployment_system_prompt
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
 
@@ -29,10 +30,24 @@ class TokenEstimate(serializers.Serializer):
     total = serializers.IntegerField()
 
 
+class SystemPromptSegmentsOutput(serializers.Serializer):
+    header = serializers.CharField()
+    leash = serializers.CharField()
+    strategy = serializers.CharField()
+    lessons = serializers.CharField(allow_null=True, help_text="Null when the deployment has no active lessons.")
+    footer = serializers.CharField()
+
+
+class SystemPromptOutput(serializers.Serializer):
+    segments = SystemPromptSegmentsOutput()
+    text = serializers.CharField(help_text="The segments that are not null, joined by one blank line.")
+
+
 class ContextOutput(serializers.Serializer):
     text = serializers.CharField(allow_blank=True)
     sections = ContextSections()
     token_estimate = TokenEstimate()
+    system_prompt = SystemPromptOutput()
 
 
 class ContextView(APIView):
@@ -42,11 +57,19 @@ class ContextView(APIView):
             401: OpenApiResponse(description="Missing or invalid token."),
             404: OpenApiResponse(description="No such deployment among yours."),
         },
-        summary="The agent's memory block for its next tick (sections are null when suppressed)",
+        summary="The agent's memory block and system prompt for its next tick (null sections are suppressed)",
         tags=["context"],
     )
     def get(self, request, deployment_id: int):
         deployment = ledger_selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
         ledger_services.materialize_if_behind(deployment)
         context = deployment_memory_context(deployment=deployment)
-        return Response({"text": context.text, "sections": context.sections, "token_estimate": context.token_estimate})
+        segments = deployment_system_prompt(deployment=deployment)
+        return Response(
+            {
+                "text": context.text,
+                "sections": context.sections,
+                "token_estimate": context.token_estimate,
+                "system_prompt": {"segments": segments.as_dict(), "text": compose_system_prompt(segments)},
+            }
+        )

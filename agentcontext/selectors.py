@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from agentcontext.formatting import MemoryContext, render_context
+from agentcontext.prompt import SystemPromptSegments, compose_system_prompt_segments
 from ledger import selectors as ledger_selectors
 from ledger.models import Deployment
+from reflection import selectors as reflection_selectors
 
 
 def deployment_memory_context(*, deployment: Deployment) -> MemoryContext:
@@ -13,4 +15,16 @@ def deployment_memory_context(*, deployment: Deployment) -> MemoryContext:
     inputs = ledger_selectors.context_inputs(deployment=deployment, recent_k=skill_version.recent_trades_k)
     return render_context(
         inputs, recent_trades_k=skill_version.recent_trades_k, memory_enabled=skill_version.memory_enabled
+    )
+
+
+def deployment_system_prompt(*, deployment: Deployment) -> SystemPromptSegments:
+    """The agent's system prompt segments: the skill version's text plus the active lessons, if any."""
+    skill_version = deployment.skill_version
+    # active_lessons_hash is kept in step with the active note: no lessons, no query.
+    note = reflection_selectors.active_note(deployment=deployment) if deployment.active_lessons_hash else None
+    return compose_system_prompt_segments(
+        strategy_text=skill_version.strategy_text,
+        avoid_rules=skill_version.avoid_rule_list,
+        lessons=note.lessons_text if note else None,
     )

@@ -268,7 +268,15 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     closed = sum(1 for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED)
     if closed:
-        transaction.on_commit(partial(trades_closed.send, sender=Deployment, deployment_id=deployment.pk, count=closed))
+        transaction.on_commit(
+            partial(
+                trades_closed.send,
+                sender=Deployment,
+                deployment_id=deployment.pk,
+                count=closed,
+                through=deployment.materialized_through,
+            )
+        )
 
 
 _TRADE_UPDATE_FIELDS = [

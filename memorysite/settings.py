@@ -189,6 +189,8 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {"task": "memorysite.heartbeat", "schedule": 60.0},
+    # Daily-cadence reflection runs on the first sweep after UTC midnight (a missed sweep heals).
+    "reflection-daily": {"task": "reflection.daily_sweep", "schedule": 900.0},
 }
 
 LOGGING = {

@@ -7,6 +7,8 @@ from agentcontext.api import ContextView
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from memorysite.health import healthz
+from reflection.urls import api_urlpatterns as reflection_api
+from reflection.urls import page_urlpatterns as reflection_pages
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -16,6 +18,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include(ledger_api)),
+    path("api/v1/", include(reflection_api)),
     path("api/v1/deployments/<int:deployment_id>/context/", ContextView.as_view(), name="api-context"),
     path("", include(ledger_pages)),
+    path("", include(reflection_pages)),
 ]

@@ -1,0 +1,72 @@
+"""The trading agent's segmented system prompt (seed: composeSystemPromptSegments, ADR-0012).
+
+Pure: stdlib and ``reflection.core`` only. Five segments, joined by one blank line in this order, ``lessons`` only when
+an active reflection note exists::
+
+    header    who the agent is and how it answers
+    leash     the trader's hard avoid rules (authoritative)
+    strategy  the skill version's strategy text
+    lessons   "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):"
+              followed by the active note's text
+    footer    the closing reminder
+
+The text is a contract runners diff byte for byte: every rule here is exact. Free text (strategy,
+lessons) keeps its line breaks and goes through ``clean_text_block`` (no control, format or
+separator characters, no trailing spaces), so no segment can smuggle terminal escapes or bidi
+overrides into the prompt; an avoid rule is one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from reflection.core import clean_text_block as _clean
+
+HEADER = (
+    "You are a trading agent. Each tick you receive market data, your portfolio and your own track record, "
+    "and you answer with exactly one action: propose_order, close_position, adjust_position, hold or flatten. "
+    "A risk engine checks every proposal against hard caps before anything reaches the broker."
+)
+LEASH_HEADING = "Hard avoid rules (authoritative; never do any of these):"
+NO_AVOID_RULES = "- (none set by the trader)"
+STRATEGY_HEADING = "Strategy:"
+LESSONS_HEADING = "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):"
+FOOTER = (
+    "The avoid rules above override everything else, including the lessons, which are reference only. "
+    "When in doubt, hold."
+)
+SEGMENT_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class SystemPromptSegments:
+    header: str
+    leash: str
+    strategy: str
+    lessons: str | None  # present only when an active reflection note exists
+    footer: str
+
+    def as_dict(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
+def compose_system_prompt_segments(
+    *, strategy_text: str, avoid_rules: Sequence[str], lessons: str | None
+) -> SystemPromptSegments:
+    rules = [_clean(rule) for rule in avoid_rules]
+    rules = [" ".join(rule.split()) for rule in rules if rule.strip()]
+    leash_lines = [f"- {rule}" for rule in rules] or [NO_AVOID_RULES]
+    lessons_text = _clean(lessons) if lessons is not None else ""
+    return SystemPromptSegments(
+        header=HEADER,
+        leash="\n".join([LEASH_HEADING, *leash_lines]),
+        strategy=f"{STRATEGY_HEADING}\n{_clean(strategy_text) or '(empty)'}",
+        lessons=f"{LESSONS_HEADING}\n{lessons_text}" if lessons_text else None,
+        footer=FOOTER,
+    )
+
+
+def compose_system_prompt(segments: SystemPromptSegments) -> str:
+    parts = [segments.header, segments.leash, segments.strategy, segments.lessons, segments.footer]
+    return SEGMENT_SEPARATOR.join(part for part in parts if part is not None)

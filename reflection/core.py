@@ -1,0 +1,342 @@
+"""Reflection's pure core: the trigger, the prompt, output validation (seed: reflection.ts).
+
+Pure: stdlib and ``ledger.domain`` only; no Django, no I/O, no clock (``now`` is an argument).
+Port of memory-layer.md, "Reflection job". Lessons text is a contract (it is rendered into the
+agent's system prompt and hashed for the A/B join), so the formats below are exact:
+
+    ### Entry timing
+    - <bullet grounded in numbers>
+    ### Sizing
+    (no clear pattern yet)
+    ### Symbol selection
+    ...
+
+Five slots in this order, at most ``MAX_BULLETS_PER_SLOT`` bullets each, ``EMPTY_SLOT`` on its
+own line for a slot with nothing to say.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+SLOTS = ("Entry timing", "Sizing", "Symbol selection", "Exit timing", "Regime fit")
+SLOT_HEADING = "### {slot}"
+EMPTY_SLOT = "(no clear pattern yet)"
+MAX_BULLETS_PER_SLOT = 4
+LESSONS_MAX_CHARS = 2000  # the reflection_notes CHECK; output is trimmed to it before insert
+RAW_OUTPUT_MAX_CHARS = 4000  # longer raw output means the model went off the rails: rejected
+# How many of the most recent closed trades one reflection run distils.
+WINDOW_TRADES = 50
+STRATEGY_SNIPPET_CHARS = 1500
+
+CADENCE_OFF = "off"
+CADENCE_PER_N_TRADES = "per_n_trades"
+CADENCE_DAILY = "daily"
+
+
+# -- trigger ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReflectionCadence:
+    """The skill version's reflection settings."""
+
+    cadence: str
+    every_n_trades: int
+
+
+@dataclass(frozen=True)
+class ReflectionTriggerState:
+    """What the trigger needs to know about one deployment at one moment.
+
+    ``closed_since_last_note`` counts closed trades after the active note's window (all closed
+    trades when there is no note), including the ``closed_this_tick`` ones.
+    """
+
+    now: dt.datetime
+    closed_since_last_note: int
+    closed_this_tick: int
+    last_note_generated_at: dt.datetime | None
+
+
+def should_run_reflection(state: ReflectionTriggerState, skill: ReflectionCadence) -> bool:
+    """The seed's shouldRunReflection.
+
+    - ``off``: never.
+    - ``per_n_trades``: a trade closed this tick and the count since the last note reached a
+      multiple of N. The seed's ``count % N == 0`` assumes one close per tick; when one tick (or
+      one materialization batch) closes several, a multiple crossed inside it counts too, so a
+      flip or a two-symbol exit never skips a reflection.
+    - ``daily``: the current UTC date differs from the last note's ``generated_at`` date (no note
+      yet counts as different).
+    """
+    if skill.cadence == CADENCE_PER_N_TRADES:
+        if state.closed_this_tick <= 0 or skill.every_n_trades <= 0:
+            return False
+        before = max(state.closed_since_last_note - state.closed_this_tick, 0)
+        return state.closed_since_last_note // skill.every_n_trades > before // skill.every_n_trades
+    if skill.cadence == CADENCE_DAILY:
+        if state.last_note_generated_at is None:
+            return True
+        return _utc_date(state.now) != _utc_date(state.last_note_generated_at)
+    return False
+
+
+def _utc_date(moment: dt.datetime) -> dt.date:
+    if moment.tzinfo is None:
+        return moment.date()
+    return moment.astimezone(dt.UTC).date()
+
+
+# -- inputs and results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReflectionTrade:
+    """One closed trade as reflection reads it."""
+
+    symbol: str
+    side: str
+    entry_tick_at: dt.datetime
+    exit_tick_at: dt.datetime
+    entry_price: Decimal
+    exit_price: Decimal
+    entry_size_usd: Decimal
+    entry_leverage: Decimal | None
+    entry_reason: str
+    exit_reason: str
+    entry_regime_tag: str | None
+    realized_pnl_usd: Decimal
+    fees_usd: Decimal
+    mfe_usd: Decimal | None
+    mae_usd: Decimal | None
+    holding_minutes: Decimal
+
+
+@dataclass(frozen=True)
+class ReflectionInput:
+    """Everything one reflection run reads: the trades window (exit order), the skill, prior lessons."""
+
+    trades: tuple[ReflectionTrade, ...]
+    strategy_text: str
+    avoid_rules: tuple[str, ...]
+    active_lessons: str | None
+
+
+@dataclass(frozen=True)
+class ReflectionResult:
+    """An engine's raw output and what it cost; validated before anything is stored."""
+
+    text: str
+    model_used: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: Decimal | None = None
+
+
+class ReflectionFailed(Exception):
+    """The engine could not produce output (after its retries); the prior note stays active."""
+
+
+# -- prompt ------------------------------------------------------------------------------------------
+
+_SLOT_GUIDE = {
+    "Entry timing": "when entries are working or failing vs. the strategy's setup criteria.",
+    "Sizing": "whether typical $ size and leverage match the realized edge.",
+    "Symbol selection": "which symbols are contributing PnL vs. dragging.",
+    "Exit timing": "captured-MFE ratio (realized PnL ÷ MFE); cutting too early vs. leaving PnL on the table.",
+    "Regime fit": "whether the strategy's assumptions held in the period observed; condition on entry regime tags.",
+}
+
+
+def build_reflection_system_prompt(avoid_rules: Sequence[str]) -> str:
+    """The reflection system prompt: the five slots, the format and the hard constraints."""
+    lines = [
+        "You review a trading agent's recent closed trades and distil lessons it will read before its next decisions.",
+        "",
+        "Write exactly these five sections, in this order, each under its heading:",
+    ]
+    lines += [f"{SLOT_HEADING.format(slot=slot)} — {_SLOT_GUIDE[slot]}" for slot in SLOTS]
+    lines += [
+        "",
+        "Format:",
+        f"- Each heading on its own line, as `### <name>`, followed by at most {MAX_BULLETS_PER_SLOT} bullets"
+        " starting with `- `.",
+        f"- A slot with no clear pattern in the data: write exactly {EMPTY_SLOT} on its own line under the heading."
+        " Do NOT invent a lesson to fill the slot.",
+        f"- At most {LESSONS_MAX_CHARS} characters in total. No preamble, no closing remarks.",
+        "",
+        "Hard constraints:",
+        "- Every bullet is grounded in numbers from the trade summary (counts, win rates, PnL, ratios).",
+        "- Do not invent rules; lessons are signal, not strategy.",
+        "- Never contradict the trader's avoid rules, and do not repeat them: they are enforced separately.",
+        "- Revise the current lessons incrementally: keep what the new trades still support, drop what they"
+        " contradict.",
+    ]
+    if avoid_rules:
+        lines += ["", "The trader's avoid rules (authoritative; do not restate them):"]
+        lines += [f"- {_one_line(rule)}" for rule in avoid_rules]
+    return "\n".join(lines)
+
+
+def build_reflection_user_message(inp: ReflectionInput) -> str:
+    """The user message: the structured trade summary, the strategy snippet, the current lessons."""
+    trades = inp.trades
+    lines = [f"## Closed trades ({len(trades)}, oldest first)"]
+    if trades:
+        wins = sum(1 for t in trades if t.realized_pnl_usd > 0)
+        total = sum((t.realized_pnl_usd for t in trades), Decimal(0))
+        lines.append(
+            f"window {_minute(trades[0].entry_tick_at)} → {_minute(trades[-1].exit_tick_at)};"
+            f" wins {wins}/{len(trades)}; total realized {_usd(total)}"
+        )
+        lines.append(
+            "entry → exit | symbol side | size lev | entry → exit price | realized fees | MFE MAE | held | regime"
+            " | entry reason | exit reason"
+        )
+        for t in trades:
+            leverage = f"{_num(t.entry_leverage)}x" if t.entry_leverage is not None else "-"
+            lines.append(
+                " | ".join(
+                    (
+                        f"{_minute(t.entry_tick_at)} → {_minute(t.exit_tick_at)}",
+                        f"{_one_line(t.symbol)} {t.side}",
+                        f"{_usd(t.entry_size_usd)} {leverage}",
+                        f"{_num(t.entry_price)} → {_num(t.exit_price)}",
+                        f"{_usd(t.realized_pnl_usd)} {_usd(t.fees_usd)}",
+                        f"{_usd(t.mfe_usd)} {_usd(t.mae_usd)}",
+                        f"{_num(t.holding_minutes)}m",
+                        f"regime={_one_line(t.entry_regime_tag or 'unclassified')}",
+                        f'"{_one_line(t.entry_reason)[:120]}"',
+                        f'"{_one_line(t.exit_reason)[:120]}"',
+                    )
+                )
+            )
+    else:
+        lines.append("(none)")
+    snippet = inp.strategy_text.strip()
+    if len(snippet) > STRATEGY_SNIPPET_CHARS:
+        snippet = snippet[: STRATEGY_SNIPPET_CHARS - 1] + "…"
+    lines += ["", "## Active strategy (snippet)", snippet or "(empty)"]
+    lines += ["", "## Current lessons", (inp.active_lessons or "").strip() or "(none yet)"]
+    return "\n".join(lines)
+
+
+def _minute(moment: dt.datetime) -> str:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _num(value: Decimal | None) -> str:
+    if value is None:
+        return "-"
+    return format(value.normalize(), "f")  # plain notation without trailing zeros: 100, 1.5
+
+
+def _usd(value: Decimal | None) -> str:
+    if value is None:
+        return "-"
+    rounded = value.quantize(Decimal("0.01"))
+    if rounded == 0:
+        return "$0.00"
+    sign = "-" if rounded < 0 else "+"
+    return f"{sign}${abs(rounded):,.2f}"
+
+
+def _one_line(text: str) -> str:
+    """Control characters and line breaks become spaces, so a field never starts a new line."""
+    return " ".join("".join(" " if unicodedata.category(ch) in _UNSAFE else ch for ch in text).split())
+
+
+# -- output validation ---------------------------------------------------------------------------------
+
+EMPTY_OUTPUT = "empty output"
+OUTPUT_TOO_LONG = "raw output is {length} characters (limit {limit}): the model went off the rails"
+CONTAINS_AVOID_RULE = "output repeats the avoid rule {rule!r} verbatim"
+
+
+@dataclass(frozen=True)
+class ValidatedLessons:
+    text: str
+
+
+@dataclass(frozen=True)
+class RejectedLessons:
+    reason: str
+
+
+def validate_reflection_output(raw: str, avoid_rules: Sequence[str]) -> ValidatedLessons | RejectedLessons:
+    """The seed's output validation.
+
+    Rejected when empty, when the raw output exceeds ``RAW_OUTPUT_MAX_CHARS`` or when it contains an
+    avoid rule verbatim (compared case-insensitively with whitespace runs collapsed). Accepted text
+    is cleaned (control characters other than line breaks removed, trailing spaces stripped, bullets
+    beyond ``MAX_BULLETS_PER_SLOT`` in a slot dropped) and trimmed to ``LESSONS_MAX_CHARS`` at a line
+    boundary where there is one.
+    """
+    if len(raw) > RAW_OUTPUT_MAX_CHARS:
+        return RejectedLessons(OUTPUT_TOO_LONG.format(length=len(raw), limit=RAW_OUTPUT_MAX_CHARS))
+    text = clean_text_block(raw)
+    if not text:
+        return RejectedLessons(EMPTY_OUTPUT)
+    folded = _fold(text)
+    for rule in avoid_rules:
+        if _fold(rule) and _fold(rule) in folded:
+            return RejectedLessons(CONTAINS_AVOID_RULE.format(rule=rule.strip()))
+    return ValidatedLessons(trim_lessons(_cap_bullets(text)))
+
+
+def clean_text_block(raw: str) -> str:
+    """Multi-line free text made safe for a prompt: line breaks normalised to ``\\n``, tabs to
+    spaces, every other control, format or separator character (Cc, Cf, Cs, Zl, Zp) removed, lines
+    right-stripped and the block stripped. Bidi overrides and terminal escapes cannot survive it."""
+    lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    cleaned = (
+        "".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or unicodedata.category(ch) not in _UNSAFE)
+        for line in lines
+    )
+    return "\n".join(line.rstrip() for line in cleaned).strip()
+
+
+_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def trim_lessons(text: str, limit: int = LESSONS_MAX_CHARS) -> str:
+    """At most ``limit`` characters, cut after the last whole line that fits when there is one."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    newline = cut.rfind("\n")
+    return (cut[:newline] if newline > 0 else cut).rstrip()
+
+
+def _cap_bullets(text: str) -> str:
+    kept, bullets = [], 0
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            bullets = 0
+        elif line.lstrip().startswith(("- ", "* ")):
+            bullets += 1
+            if bullets > MAX_BULLETS_PER_SLOT:
+                continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def render_slots(bullets_by_slot: dict[str, Sequence[str]]) -> str:
+    """Lessons text in the slot format from bullets per slot (missing or empty slot → EMPTY_SLOT)."""
+    lines = []
+    for slot in SLOTS:
+        lines.append(SLOT_HEADING.format(slot=slot))
+        bullets = list(bullets_by_slot.get(slot, ()))[:MAX_BULLETS_PER_SLOT]
+        lines += [f"- {_one_line(bullet)}" for bullet in bullets] or [EMPTY_SLOT]
+    return "\n".join(lines)

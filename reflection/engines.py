@@ -1,0 +1,91 @@
+"""Reflection engines: one interface, ``reflect(ReflectionInput) -> ReflectionResult``.
+
+- ``AnthropicReflectionEngine``: the real Anthropic SDK (model from ``REFLECTION_MODEL``). The SDK
+  retries rate limits (429), overload and server errors (5xx) and timeouts with exponential
+  backoff, honouring ``retry-after``; after the last retry the run fails cleanly with
+  ``ReflectionFailed`` and the prior note stays active.
+- ``StatisticalReflectionEngine``: the deterministic offline engine, the default when
+  ``ANTHROPIC_API_KEY`` is unset.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Protocol
+
+import anthropic
+from django.conf import settings
+
+from reflection.core import (
+    ReflectionFailed,
+    ReflectionInput,
+    ReflectionResult,
+    build_reflection_system_prompt,
+    build_reflection_user_message,
+)
+
+__all__ = ["AnthropicReflectionEngine", "ReflectionEngine", "default_engine"]
+
+MAX_RETRIES = 4  # backoff 0.5, 1, 2, 4 s (jittered) unless the API says how long to wait
+TIMEOUT_S = 60.0
+MAX_OUTPUT_TOKENS = 1200  # ~2000 chars of lessons with room; longer output is rejected anyway
+
+# USD per million tokens (input, output), by model-name prefix; unknown models record no cost.
+PRICES_PER_MTOK = {
+    "claude-haiku-4-5": (Decimal("1"), Decimal("5")),
+    "claude-3-5-haiku": (Decimal("0.80"), Decimal("4")),
+    "claude-sonnet-4": (Decimal("3"), Decimal("15")),
+    "claude-opus-4-1": (Decimal("15"), Decimal("75")),
+    "claude-opus-4-5": (Decimal("5"), Decimal("25")),
+}
+
+
+class ReflectionEngine(Protocol):
+    def reflect(self, inp: ReflectionInput) -> ReflectionResult: ...
+
+
+def cost_usd(model: str, input_tokens: int, output_tokens: int) -> Decimal | None:
+    for prefix in sorted(PRICES_PER_MTOK, key=len, reverse=True):
+        if model.startswith(prefix):
+            input_price, output_price = PRICES_PER_MTOK[prefix]
+            total = (input_price * input_tokens + output_price * output_tokens) / Decimal(1_000_000)
+            return total.quantize(Decimal("0.000001"))
+    return None
+
+
+class AnthropicReflectionEngine:
+    def __init__(self, *, api_key: str, model: str, http_client=None, max_retries: int = MAX_RETRIES):
+        self.model = model
+        self.client = anthropic.Anthropic(
+            api_key=api_key, max_retries=max_retries, timeout=TIMEOUT_S, http_client=http_client
+        )
+
+    def reflect(self, inp: ReflectionInput) -> ReflectionResult:
+        try:
+            message = self.client.messages.create(
+                model=self.model,
+                max_tokens=MAX_OUTPUT_TOKENS,
+                system=build_reflection_system_prompt(inp.avoid_rules),
+                messages=[{"role": "user", "content": build_reflection_user_message(inp)}],
+            )
+        except anthropic.APIError as exc:  # status errors after the last retry, connection errors, timeouts
+            raise ReflectionFailed(f"{type(exc).__name__}: {exc}") from exc
+        text = "".join(block.text for block in message.content if block.type == "text")
+        usage = message.usage
+        model_used = message.model or self.model
+        return ReflectionResult(
+            text=text,
+            model_used=model_used,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=cost_usd(model_used, usage.input_tokens, usage.output_tokens),
+        )
+
+
+def default_engine() -> ReflectionEngine:
+    """Anthropic when a key is configured, the offline statistical engine otherwise."""
+    if settings.ANTHROPIC_API_KEY:
+        return AnthropicReflectionEngine(api_key=settings.ANTHROPIC_API_KEY, model=settings.REFLECTION_MODEL)
+    from reflection.statistical import StatisticalReflectionEngine  # the pure offline engine
+
+    return StatisticalReflectionEngine()

@@ -1,0 +1,24 @@
+"""Reflection listens to the ledger: a materialization batch that closed trades may trigger a run."""
+
+import datetime as dt
+import logging
+
+from django.dispatch import receiver
+
+from ledger.signals import trades_closed
+from reflection import services
+
+logger = logging.getLogger(__name__)
+
+
+@receiver(trades_closed, dispatch_uid="reflection.enqueue_when_due")
+def enqueue_when_due(sender, *, deployment_id: int, count: int, through: dt.datetime, **kwargs) -> None:
+    """Queue run_reflection when the trigger says so. Never runs the engine here: this can be the
+    tick request's inline catch-up. A failure only logs; the next closed trade triggers again."""
+    from reflection.tasks import run_reflection
+
+    try:
+        if services.reflection_due(deployment_id=deployment_id, closed_this_tick=count, through=through):
+            run_reflection.apply_async(args=[deployment_id, through.isoformat()], retry=False)
+    except Exception:
+        logger.warning("reflection trigger for deployment %s not queued", deployment_id, exc_info=True)

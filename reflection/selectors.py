@@ -1,0 +1,169 @@
+"""Reads for reflection: active lessons, note history, the trades window, A/B figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Avg, Count, Q, QuerySet
+
+from ledger.models import Deployment, Skill, TradeHistory, TradeStatus
+from reflection.core import WINDOW_TRADES, ReflectionTrade
+from reflection.models import NoteStatus, ReflectionNote
+
+
+def active_note(*, deployment: Deployment) -> ReflectionNote | None:
+    """The note whose lessons the deployment's agent sees: its own active note, else the active
+    skill-scoped note of its skill version (a staff promotion), else none."""
+    skill_version = deployment.skill_version
+    return (
+        ReflectionNote.objects.filter(status=NoteStatus.ACTIVE)
+        .filter(
+            Q(deployment=deployment)
+            | Q(deployment__isnull=True, skill_id=skill_version.skill_id, skill_version=skill_version.version)
+        )
+        .order_by("deployment_id")  # the deployment's own note first (NULLs sort last)
+        .first()
+    )
+
+
+def latest_reflection_note(*, deployment: Deployment) -> ReflectionNote | None:
+    """The deployment's most recent note of any status: where the trigger counts from."""
+    return ReflectionNote.objects.filter(deployment=deployment).order_by("-generated_at", "-id").first()
+
+
+def note_history(*, deployment: Deployment) -> QuerySet[ReflectionNote]:
+    """The deployment's notes and its skill version's skill-scoped notes, newest first."""
+    skill_version = deployment.skill_version
+    return (
+        ReflectionNote.objects.filter(
+            Q(deployment=deployment)
+            | Q(deployment__isnull=True, skill_id=skill_version.skill_id, skill_version=skill_version.version)
+        )
+        .select_related("author", "status_changed_by")
+        .order_by("-generated_at", "-id")
+    )
+
+
+def skill_notes(*, skill: Skill) -> QuerySet[ReflectionNote]:
+    return ReflectionNote.objects.filter(skill=skill).select_related("author").order_by("generated_at", "id")
+
+
+def closed_trades_between(*, deployment: Deployment, after: dt.datetime | None, through: dt.datetime) -> int:
+    """Closed trades with exit_tick_at in (after, through]."""
+    closed = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED, exit_tick_at__lte=through)
+    if after is not None:
+        closed = closed.filter(exit_tick_at__gt=after)
+    return closed.count()
+
+
+def reflection_window(*, deployment: Deployment, through: dt.datetime, limit: int = WINDOW_TRADES):
+    """The last `limit` trades closed at or before `through`, oldest exit first."""
+    rows = TradeHistory.objects.filter(
+        deployment=deployment, status=TradeStatus.CLOSED, exit_tick_at__lte=through
+    ).order_by("-exit_tick_at", "-entry_tick_at", "-symbol")[:limit]
+    return tuple(reversed([_reflection_trade(row) for row in rows]))
+
+
+def window_trades(*, note: ReflectionNote, limit: int = WINDOW_TRADES) -> list[TradeHistory]:
+    """The trades a note distilled (its deployment's closed trades inside its window), newest first."""
+    trades = TradeHistory.objects.filter(
+        status=TradeStatus.CLOSED,
+        exit_tick_at__gte=note.window_start,
+        exit_tick_at__lte=note.window_end,
+        entry_tick_at__gte=note.window_start,
+    )
+    if note.deployment_id is not None:
+        trades = trades.filter(deployment_id=note.deployment_id)
+    else:
+        trades = trades.filter(skill_id=note.skill_id, skill_version=note.skill_version)
+    return list(trades.order_by("-exit_tick_at", "-entry_tick_at")[:limit])
+
+
+def _reflection_trade(row: TradeHistory) -> ReflectionTrade:
+    return ReflectionTrade(
+        symbol=row.symbol,
+        side=row.side,
+        entry_tick_at=row.entry_tick_at,
+        exit_tick_at=row.exit_tick_at,
+        entry_price=row.entry_price,
+        exit_price=row.exit_price,
+        entry_size_usd=row.entry_size_usd,
+        entry_leverage=row.entry_leverage,
+        entry_reason=row.entry_reason,
+        exit_reason=row.exit_reason or "",
+        entry_regime_tag=row.entry_regime_tag,
+        realized_pnl_usd=row.realized_pnl_usd,
+        fees_usd=row.fees_usd,
+        mfe_usd=row.mfe_usd,
+        mae_usd=row.mae_usd,
+        holding_minutes=row.holding_minutes,
+    )
+
+
+# -- A/B telemetry ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TradeFigures:
+    n_closed: int
+    avg_realized_pnl_usd: Decimal | None
+    win_rate: Decimal | None  # 0..1, None without trades
+
+
+@dataclass(frozen=True)
+class LessonsRevisionFigures:
+    content_hash: str
+    generated_at: dt.datetime
+    first_note_id: object
+    statuses: tuple[str, ...]
+    figures: TradeFigures
+
+
+@dataclass(frozen=True)
+class LessonsAB:
+    revisions: list[LessonsRevisionFigures]  # by first appearance, oldest first
+    no_lessons: TradeFigures
+
+
+def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
+    """Closed trades of the skill grouped by the lessons revision they were opened under.
+
+    Two queries whatever the history size: trades aggregated by entry_lessons_hash, and the skill's
+    notes (a handful per day at most) grouped by content_hash. A revision without trades yet shows
+    n_closed 0. Identical text in two deployments is one revision (same hash, same join key).
+    """
+    trades = TradeHistory.objects.filter(skill=skill, status=TradeStatus.CLOSED)
+    notes = ReflectionNote.objects.filter(skill=skill)
+    if version is not None:
+        trades = trades.filter(skill_version=version)
+        notes = notes.filter(skill_version=version)
+    by_hash = {
+        row["entry_lessons_hash"]: TradeFigures(
+            n_closed=row["n"],
+            avg_realized_pnl_usd=row["avg_pnl"],
+            win_rate=Decimal(row["wins"]) / Decimal(row["n"]) if row["n"] else None,
+        )
+        for row in trades.values("entry_lessons_hash").annotate(
+            n=Count("id"), avg_pnl=Avg("realized_pnl_usd"), wins=Count("id", filter=Q(realized_pnl_usd__gt=0))
+        )
+    }
+    empty = TradeFigures(0, None, None)
+    groups: dict[str, dict] = {}
+    for note_id, content_hash, status, generated_at in notes.order_by("generated_at", "id").values_list(
+        "id", "content_hash", "status", "generated_at"
+    ):
+        group = groups.setdefault(content_hash, {"first": generated_at, "id": note_id, "statuses": set()})
+        group["statuses"].add(status)
+    revisions = [
+        LessonsRevisionFigures(
+            content_hash=content_hash,
+            generated_at=group["first"],
+            first_note_id=group["id"],
+            statuses=tuple(sorted(group["statuses"])),
+            figures=by_hash.get(content_hash, empty),
+        )
+        for content_hash, group in groups.items()
+    ]
+    return LessonsAB(revisions=tuple(revisions), no_lessons=by_hash.get(None, empty))
