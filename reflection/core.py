@@ -179,7 +179,7 @@ def build_reflection_system_prompt(avoid_rules: Sequence[str]) -> str:
     ]
     if avoid_rules:
         lines += ["", "The trader's avoid rules (authoritative; do not restate them):"]
-        lines += [f"- {_one_line(rule)}" for rule in avoid_rules]
+        lines += [f"- {one_line(rule)}" for rule in avoid_rules]
     return "\n".join(lines)
 
 
@@ -204,15 +204,15 @@ def build_reflection_user_message(inp: ReflectionInput) -> str:
                 " | ".join(
                     (
                         f"{_minute(t.entry_tick_at)} → {_minute(t.exit_tick_at)}",
-                        f"{_one_line(t.symbol)} {t.side}",
+                        f"{one_line(t.symbol)} {t.side}",
                         f"{_usd(t.entry_size_usd)} {leverage}",
                         f"{_num(t.entry_price)} → {_num(t.exit_price)}",
                         f"{_usd(t.realized_pnl_usd)} {_usd(t.fees_usd)}",
                         f"{_usd(t.mfe_usd)} {_usd(t.mae_usd)}",
                         f"{_num(t.holding_minutes)}m",
-                        f"regime={_one_line(t.entry_regime_tag or 'unclassified')}",
-                        f'"{_one_line(t.entry_reason)[:120]}"',
-                        f'"{_one_line(t.exit_reason)[:120]}"',
+                        f"regime={one_line(t.entry_regime_tag or 'unclassified')}",
+                        f'"{one_line(t.entry_reason)[:120]}"',
+                        f'"{one_line(t.exit_reason)[:120]}"',
                     )
                 )
             )
@@ -248,7 +248,7 @@ def _usd(value: Decimal | None) -> str:
     return f"{sign}${abs(rounded):,.2f}"
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """Control characters and line breaks become spaces, so a field never starts a new line."""
     return " ".join("".join(" " if unicodedata.category(ch) in _UNSAFE else ch for ch in text).split())
 
@@ -338,5 +338,5 @@ def render_slots(bullets_by_slot: dict[str, Sequence[str]]) -> str:
     for slot in SLOTS:
         lines.append(SLOT_HEADING.format(slot=slot))
         bullets = list(bullets_by_slot.get(slot, ()))[:MAX_BULLETS_PER_SLOT]
-        lines += [f"- {_one_line(bullet)}" for bullet in bullets] or [EMPTY_SLOT]
+        lines += [f"- {one_line(bullet)}" for bullet in bullets] or [EMPTY_SLOT]
     return "\n".join(lines)

@@ -23,8 +23,9 @@ from reflection.core import (
     build_reflection_system_prompt,
     build_reflection_user_message,
 )
+from reflection.statistical import StatisticalReflectionEngine
 
-__all__ = ["AnthropicReflectionEngine", "ReflectionEngine", "default_engine"]
+__all__ = ["AnthropicReflectionEngine", "ReflectionEngine", "StatisticalReflectionEngine", "default_engine"]
 
 MAX_RETRIES = 4  # backoff 0.5, 1, 2, 4 s (jittered) unless the API says how long to wait
 TIMEOUT_S = 60.0
@@ -86,6 +87,4 @@ def default_engine() -> ReflectionEngine:
     """Anthropic when a key is configured, the offline statistical engine otherwise."""
     if settings.ANTHROPIC_API_KEY:
         return AnthropicReflectionEngine(api_key=settings.ANTHROPIC_API_KEY, model=settings.REFLECTION_MODEL)
-    from reflection.statistical import StatisticalReflectionEngine  # the pure offline engine
-
     return StatisticalReflectionEngine()
