@@ -1,0 +1,147 @@
+"""The lessons API, the A/B telemetry API and the lessons segment of the context's system prompt."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from agentcontext.prompt import FOOTER, HEADER, LESSONS_HEADING
+from reflection import services
+from tests.factories import DeploymentFactory, UserFactory
+from tests.openapi import assert_matches_schema
+from tests.reflection.support import CannedEngine, RoundTrip, trades
+
+LESSONS = "### Entry timing\n- breakouts won 2 of 3 (+$3.00)\n### Sizing\n(no clear pattern yet)"
+
+
+@pytest.fixture
+def deployment(owner):
+    return DeploymentFactory(
+        skill_version__skill__owner=owner,
+        skill_version__strategy_text="Buy breakouts.\nSell the first lower high.",
+        skill_version__avoid_rules="never trade DOGE\n\n  no leverage above 3x  ",
+    )
+
+
+@pytest.fixture
+def note(deployment):
+    trades(deployment, [RoundTrip(exit=102), RoundTrip(exit=99), RoundTrip(exit=102)])
+    return services.reflection_run(deployment_id=deployment.pk, engine=CannedEngine(LESSONS))
+
+
+def get(api, url, status=200):
+    response = api.get(url)
+    assert response.status_code == status, response.content
+    assert_matches_schema(response)
+    return response.json()
+
+
+# -- GET /deployments/{id}/lessons/ -----------------------------------------------------------------
+
+
+def test_lessons_of_a_deployment_without_notes(owner_api, deployment):
+    assert get(owner_api, f"/api/v1/deployments/{deployment.pk}/lessons/") == {"active": None, "history": []}
+
+
+def test_lessons_show_the_active_note_with_its_seed_fields_and_the_history(owner_api, deployment, note):
+    curator = UserFactory(username="curator", is_staff=True)
+    revised = services.note_revise(note=note, lessons_text="### Sizing\n- smaller", by=curator)
+    body = get(owner_api, f"/api/v1/deployments/{deployment.pk}/lessons/")
+    active = body["active"]
+    assert active["id"] == str(revised.pk)
+    assert active["lessons_text"] == "### Sizing\n- smaller"
+    assert active["content_hash"] == revised.content_hash
+    assert (active["status"], active["source"], active["author"]) == ("active", "staff_edit", "curator")
+    assert active["revises_id"] == str(note.pk)
+    assert active["deployment_id"] == deployment.pk
+    assert active["trades_considered"] == 3
+    assert active["window_start"] == "2026-06-04T10:00:00Z"
+    assert active["window_end"] == "2026-06-04T12:30:00Z"
+    assert [n["id"] for n in body["history"]] == [str(revised.pk), str(note.pk)]
+    assert body["history"][1]["status"] == "superseded"
+    assert body["history"][1]["model_used"] == "canned-v1"
+    assert (body["history"][1]["input_tokens"], body["history"][1]["output_tokens"]) == (10, 20)
+
+
+def test_lessons_of_another_traders_deployment_are_404_and_anonymous_401(other_api, anon_api, deployment, note):
+    assert other_api.get(f"/api/v1/deployments/{deployment.pk}/lessons/").status_code == 404
+    assert other_api.get("/api/v1/deployments/999999/lessons/").status_code == 404
+    assert anon_api.get(f"/api/v1/deployments/{deployment.pk}/lessons/").status_code == 401
+
+
+# -- GET /skills/{id}/lessons-ab/ --------------------------------------------------------------------
+
+
+def test_ab_figures_per_revision_and_without_lessons(owner_api, deployment):
+    last = trades(deployment, [RoundTrip(exit=99), RoundTrip(exit=98), RoundTrip(exit=104)])  # -1, -2, +4
+    note = services.reflection_run(deployment_id=deployment.pk, engine=CannedEngine(LESSONS))
+    trades(deployment, [RoundTrip(exit=103), RoundTrip(exit=99)], start=last + dt.timedelta(hours=1))  # +3, -1
+    body = get(owner_api, f"/api/v1/skills/{deployment.skill_version.skill_id}/lessons-ab/")
+    assert body["skill_id"] == deployment.skill_version.skill_id
+    assert body["skill_version"] is None
+    [revision] = body["revisions"]
+    assert revision["content_hash"] == note.content_hash
+    assert revision["note_id"] == str(note.pk)
+    assert revision["statuses"] == ["active"]
+    assert (revision["n_closed"], revision["avg_realized_pnl_usd"], revision["win_rate"]) == (2, "1.00000000", "0.5000")
+    assert body["no_lessons"] == {"n_closed": 3, "avg_realized_pnl_usd": "0.33333333", "win_rate": "0.3333"}
+
+
+def test_ab_figures_filter_by_version(owner_api, deployment, note):
+    skill_id = deployment.skill_version.skill_id
+    version = deployment.skill_version.version
+    body = get(owner_api, f"/api/v1/skills/{skill_id}/lessons-ab/?version={version}")
+    assert body["skill_version"] == version and len(body["revisions"]) == 1
+    empty = get(owner_api, f"/api/v1/skills/{skill_id}/lessons-ab/?version={version + 1}")
+    assert empty["revisions"] == []
+    assert empty["no_lessons"] == {"n_closed": 0, "avg_realized_pnl_usd": None, "win_rate": None}
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "message"),
+    [
+        ("version=0", "version", "must be at least 1"),
+        ("version=abc", "version", "must be an integer"),
+        ("versoin=1", "versoin", "unknown field"),
+    ],
+)
+def test_ab_figures_reject_a_bad_query_naming_the_parameter(owner_api, deployment, query, field, message):
+    skill_id = deployment.skill_version.skill_id
+    body = get(owner_api, f"/api/v1/skills/{skill_id}/lessons-ab/?{query}", status=400)
+    assert any(message in text for text in body["errors"][field]), body
+
+
+def test_ab_figures_of_another_traders_skill_are_404(other_api, anon_api, deployment):
+    skill_id = deployment.skill_version.skill_id
+    assert other_api.get(f"/api/v1/skills/{skill_id}/lessons-ab/").status_code == 404
+    assert anon_api.get(f"/api/v1/skills/{skill_id}/lessons-ab/").status_code == 401
+
+
+# -- the system prompt in the context API ------------------------------------------------------------
+
+
+def test_context_system_prompt_without_lessons(owner_api, deployment):
+    prompt = get(owner_api, f"/api/v1/deployments/{deployment.pk}/context/")["system_prompt"]
+    segments = prompt["segments"]
+    assert segments == {
+        "header": HEADER,
+        "leash": "Hard avoid rules (authoritative; never do any of these):\n- never trade DOGE\n- no leverage above 3x",
+        "strategy": "Strategy:\nBuy breakouts.\nSell the first lower high.",
+        "lessons": None,
+        "footer": FOOTER,
+    }
+    assert prompt["text"] == "\n\n".join([HEADER, segments["leash"], segments["strategy"], FOOTER])
+
+
+def test_context_system_prompt_renders_the_active_lessons_between_strategy_and_footer(owner_api, deployment, note):
+    prompt = get(owner_api, f"/api/v1/deployments/{deployment.pk}/context/")["system_prompt"]
+    assert prompt["segments"]["lessons"] == f"{LESSONS_HEADING}\n{LESSONS}"
+    assert LESSONS_HEADING == ("Lessons from your recent trades on this skill (auto-generated; signal, not strategy):")
+    assert prompt["text"].endswith(f"Sell the first lower high.\n\n{LESSONS_HEADING}\n{LESSONS}\n\n{FOOTER}")
+
+
+def test_retired_lessons_leave_the_prompt(owner_api, deployment, note):
+    services.note_retire(note=note, by=None)
+    prompt = get(owner_api, f"/api/v1/deployments/{deployment.pk}/context/")["system_prompt"]
+    assert prompt["segments"]["lessons"] is None and LESSONS_HEADING not in prompt["text"]
