@@ -25,6 +25,10 @@ _FIELDS = [
 _COMPUTED = ["ab_figures", "trade_window"]
 
 
+def _usd(value) -> str:
+    return "—" if value is None else f"{'-' if value < 0 else ''}${abs(value):,.2f}"
+
+
 def _messages_of(exc: ValidationError) -> str:
     return "; ".join(message for messages_ in exc.message_dict.values() for message in messages_)
 
@@ -76,7 +80,7 @@ class ReflectionNoteAdmin(admin.ModelAdmin):
                     (
                         label,
                         figures.n_closed,
-                        "—" if figures.avg_realized_pnl_usd is None else f"${figures.avg_realized_pnl_usd:,.2f}",
+                        _usd(figures.avg_realized_pnl_usd),
                         "—" if figures.win_rate is None else f"{figures.win_rate:.0%}",
                     )
                     for label, figures in rows
@@ -101,7 +105,7 @@ class ReflectionNoteAdmin(admin.ModelAdmin):
             "<th>regime</th><th>entry reason</th></tr>{}</table>",
             format_html_join(
                 "",
-                '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>${}</td><td>${}</td>'
+                '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>'
                 "<td>{}</td><td>{}</td></tr>",
                 (
                     (
@@ -109,8 +113,8 @@ class ReflectionNoteAdmin(admin.ModelAdmin):
                         trade.exit_tick_at.strftime("%Y-%m-%d %H:%M"),
                         trade.symbol,
                         trade.side,
-                        f"{trade.entry_size_usd:,.2f}",
-                        f"{trade.realized_pnl_usd:,.2f}",
+                        _usd(trade.entry_size_usd),
+                        _usd(trade.realized_pnl_usd),
                         trade.entry_regime_tag or "unclassified",
                         trade.entry_reason,
                     )
