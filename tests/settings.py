@@ -21,3 +21,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # session) never drop each other's database; tests/conftest.py removes ones left by dead runs.
 TEST_DATABASE_PREFIX = f"test_{DATABASES['default']['NAME']}_"  # noqa: F405
 DATABASES["default"]["TEST"] = {"NAME": f"{TEST_DATABASE_PREFIX}{os.getpid()}"}  # noqa: F405
+
+# Tests never call the real Anthropic API: reflection uses its offline engine unless a test
+# builds the Anthropic engine on a swapped HTTP transport.
+ANTHROPIC_API_KEY = ""
