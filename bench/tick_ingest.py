@@ -18,7 +18,13 @@ one-minute BTC bars (~10 KB of JSON); each tick is one minute after the previous
    latest_tick_at) and a floor block (`--block` inserts), the two in alternating order.
    Tick cost per request = tick-block wall time / ticks; floor cost = floor-block wall time /
    inserts. Goal: tick cost / floor cost <= 4.
-3. Where a tick's time goes (skip with --no-breakdown): once the worker is stopped, ticks of a
+3. Reflection enabled vs off (skip with --reflection-rounds 0): two fresh deployments of the same
+   skill, one with reflection off and one with reflection every 1,000 closed trades (enabled,
+   never due during the run), get the same tick stream in alternating blocks (`--reflection-block`
+   ticks posted, then polled until materialized), `--reflection-rounds` rounds, order swapped
+   every round. Trades close in both (the trigger check runs on every batch that closes one);
+   no reflection runs. Goal: cost per tick with reflection on / off <= 1.05.
+4. Where a tick's time goes (skip with --no-breakdown): once the worker is stopped, ticks of a
    fresh deployment alternate between gunicorn (over HTTP) and the same view in this process
    (Django's test client, same settings and database) with the view's steps wrapped in timers,
    each in-process tick next to an in-process floor request; materialize_pending then runs in
@@ -55,6 +61,7 @@ T0 = dt.datetime(2026, 6, 4, 0, 0, tzinfo=dt.UTC)
 BARS = 100
 POLL_S = 0.01
 GOAL = 4.0
+REFLECTION_GOAL = 1.05
 WARMUP = 20
 
 
@@ -123,7 +130,12 @@ def seed() -> tuple[str, int]:
     owner = get_user_model().objects.get(username="bench-runner")
     skill = Skill.objects.create(owner=owner, name="BTC breakout, ETH swing")
     version = SkillVersion.objects.create(
-        owner=owner, skill=skill, version=1, strategy_text="Breakouts on BTC; swing ETH.", bars_window=BARS
+        owner=owner,
+        skill=skill,
+        version=1,
+        strategy_text="Breakouts on BTC; swing ETH.",
+        bars_window=BARS,
+        reflection_cadence="off",  # sections 1-2 measure ticks alone; section 3 compares reflection on/off
     )
     deployment = Deployment.objects.create(owner=owner, skill_version=version, mode=DeploymentMode.PAPER)
     with connection.cursor() as cursor:
@@ -172,6 +184,8 @@ def main(argv=None) -> int:
     parser.add_argument("--pairs", type=int, default=300, help="interleaved tick/floor request pairs (latency)")
     parser.add_argument("--rounds", type=int, default=4, help="tick-block + floor-block rounds (throughput)")
     parser.add_argument("--block", type=int, default=100, help="requests per block")
+    parser.add_argument("--reflection-rounds", type=int, default=10, help="reflection on/off block rounds")
+    parser.add_argument("--reflection-block", type=int, default=60, help="ticks per reflection on/off block")
     parser.add_argument("--breakdown", type=int, default=100, help="ticks for the in-process breakdown")
     parser.add_argument("--no-breakdown", dest="breakdown", action="store_const", const=0)
     args = parser.parse_args(argv)
@@ -234,6 +248,11 @@ def main(argv=None) -> int:
                         done = time.perf_counter()
                     walls[kind].append(done - started)
             summary = marks.summary()
+            reflection = (
+                reflection_on_vs_off(run, client, args.reflection_rounds, args.reflection_block)
+                if args.reflection_rounds
+                else None
+            )
         finally:
             marks.close()
         tasks = worker.log_path.read_text(errors="replace").count("succeeded in")
@@ -289,12 +308,82 @@ def main(argv=None) -> int:
     )
     print()
     print(ratio_line("tick cost / floor cost per request (incl. materialization)", tick_cost / floor_cost, GOAL))
+    if reflection:
+        print_reflection(*reflection, args.reflection_rounds, args.reflection_block)
     if breakdown:
         print_breakdown(*breakdown)
     return 0
 
 
-# -- 3. in-process breakdown -------------------------------------------------------------------------
+# -- 3. reflection on vs off --------------------------------------------------------------------------
+
+
+def reflection_on_vs_off(run: BenchRun, client: Client, rounds: int, block: int):
+    """Alternating tick blocks to a reflection-off and a reflection-on (never due) deployment."""
+    from ledger.models import Deployment, DeploymentMode, SkillVersion
+
+    source = Deployment.objects.filter(owner__username="bench-runner").order_by("pk").first()
+    skill, owner = source.skill_version.skill, source.owner
+    ids = {}
+    for number, (kind, cadence) in enumerate((("off", "off"), ("on", "per_n_trades")), start=2):
+        version = SkillVersion.objects.create(
+            owner=owner,
+            skill=skill,
+            version=number,
+            strategy_text=source.skill_version.strategy_text,
+            bars_window=BARS,
+            reflection_cadence=cadence,
+            reflection_every_n_trades=1000,
+        )
+        ids[kind] = Deployment.objects.create(owner=owner, skill_version=version, mode=DeploymentMode.PAPER).pk
+    cursors = {kind: Cursor(run.env["DATABASE_URL"], deployment_id) for kind, deployment_id in ids.items()}
+    bodies = [tick_body(i) for i in range(WARMUP + rounds * block)]  # both deployments get this stream
+    position = {"off": 0, "on": 0}
+    walls: dict[str, list[float]] = {"off": [], "on": []}
+
+    def post_block(kind: str, count: int) -> float:
+        started = time.perf_counter()
+        for _ in range(count):
+            body = bodies[position[kind]]
+            position[kind] += 1
+            client.request("POST", f"/api/v1/deployments/{ids[kind]}/ticks/", body, expect=(201,))
+        wait_until(cursors[kind].caught_up, timeout=120, interval=POLL_S, what=f"reflection-{kind} block")
+        return time.perf_counter() - started
+
+    try:
+        for kind in ("off", "on"):
+            post_block(kind, WARMUP)
+        for round_no in range(rounds):
+            for kind in ("off", "on") if round_no % 2 == 0 else ("on", "off"):
+                walls[kind].append(post_block(kind, block))
+        summaries = {kind: cursor.summary() for kind, cursor in cursors.items()}
+        notes = cursors["on"].conn.execute("SELECT count(*) FROM reflection_notes").fetchone()[0]
+    finally:
+        for cursor in cursors.values():
+            cursor.close()
+    return walls, summaries, notes
+
+
+def print_reflection(walls, summaries, notes, rounds: int, block: int) -> None:
+    n = rounds * block
+    cost = {kind: sum(values) / n for kind, values in walls.items()}
+    print(
+        f"\n3. reflection enabled (every 1,000 closed trades: never due) vs off, {rounds} rounds x {block} ticks"
+        " each, alternating, materialization included:"
+    )
+    print_table(
+        ["deployment", "ticks", "wall s", "cost/tick ms", "trades (after warm-up + blocks)"],
+        [
+            [f"reflection {kind}", n, f"{sum(walls[kind]):.2f}", ms(cost[kind]), summaries[kind]["trades"]]
+            for kind in ("off", "on")
+        ],
+    )
+    per_round = [on / off for on, off in zip(walls["on"], walls["off"], strict=True)]
+    print(f"   per-round on/off: {', '.join(f'{r:.2f}' for r in per_round)}; reflection notes written: {notes}")
+    print(ratio_line("cost per tick, reflection on (not due) / off", cost["on"] / cost["off"], REFLECTION_GOAL))
+
+
+# -- 4. in-process breakdown -------------------------------------------------------------------------
 
 
 def _timed(steps: dict[str, list[float]], name: str, function):
@@ -343,7 +432,7 @@ def in_process_breakdown(token: str, count: int, http: Client):
     from ledger.models import Deployment
     from ledger.serializers import TickInput
 
-    source = Deployment.objects.get(owner__username="bench-runner")
+    source = Deployment.objects.filter(owner__username="bench-runner").order_by("pk").first()
     deployment = Deployment.objects.create(owner=source.owner, skill_version=source.skill_version, mode=source.mode)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
@@ -406,7 +495,7 @@ def _sql_summary(statements: list[str]) -> str:
 def print_breakdown(steps, sql, count) -> None:
     request = percentile(steps["tick request, in process"], 50)
     print(
-        f"\n3. where a tick's time goes, worker stopped ({count} ticks over HTTP alternating with {count} in process;"
+        f"\n4. where a tick's time goes, worker stopped ({count} ticks over HTTP alternating with {count} in process;"
         " each step timed inside the in-process request):"
     )
     print_table(

@@ -6,11 +6,12 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Avg, Count, Q, QuerySet
+from django.db.models import Avg, Count, F, Q, QuerySet
 
 from ledger.models import Deployment, Skill, TradeHistory, TradeStatus
 from reflection.core import WINDOW_TRADES, ReflectionTrade
-from reflection.models import NoteStatus, ReflectionNote
+from reflection.diffing import LineDiff, line_diff, pair_with_previous
+from reflection.models import NoteSource, NoteStatus, ReflectionNote
 
 
 def active_note(*, deployment: Deployment) -> ReflectionNote | None:
@@ -167,3 +168,50 @@ def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
         for content_hash, group in groups.items()
     ]
     return LessonsAB(revisions=tuple(revisions), no_lessons=by_hash.get(None, empty))
+
+
+# -- lessons history page (reflection/views.py) -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LessonsHistoryEntry:
+    note: ReflectionNote
+    previous: ReflectionNote | None  # the revision this one replaced in its scope; None for the first
+    diff: LineDiff | None  # `previous` → `note`, None for the first revision of its scope
+    copied_from: ReflectionNote | None = None  # a promotion's source note (another scope), when listed
+
+
+def note_scope(note: ReflectionNote) -> tuple[str, int]:
+    """The scope whose active note a new note replaces: its deployment, or its skill version."""
+    if note.deployment_id is not None:
+        return ("deployment", note.deployment_id)
+    return ("skill", note.skill_version)
+
+
+def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[LessonsHistoryEntry]:
+    """Every note of the skill (all deployments and skill scope; one version when given), newest
+    first, each with a line diff against the previous note of its scope by generated_at.
+
+    One query. Scopes never span versions, so filtering by version keeps every diff."""
+    notes = skill_notes(skill=skill)
+    if version is not None:
+        notes = notes.filter(skill_version=version)
+    pairs = pair_with_previous(notes, scope=note_scope)
+    by_id = {note.pk: note for note, _ in pairs}
+    return [
+        LessonsHistoryEntry(
+            note=note,
+            previous=previous,
+            diff=line_diff(previous.lessons_text, note.lessons_text) if previous is not None else None,
+            copied_from=by_id.get(note.revises_id) if note.source == NoteSource.PROMOTION else None,
+        )
+        for note, previous in reversed(pairs)
+    ]
+
+
+def skill_deployments_behind(*, skill: Skill) -> QuerySet[Deployment]:
+    """The skill's deployments whose ticks are not all materialized yet: a page showing the skill's
+    trades catches them up first (read-your-writes, as the journal does). One query; usually empty."""
+    return Deployment.objects.filter(skill_version__skill=skill, latest_tick_at__isnull=False).filter(
+        Q(materialized_through__isnull=True) | Q(materialized_through__lt=F("latest_tick_at"))
+    )

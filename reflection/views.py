@@ -1,10 +1,108 @@
-"""HTMX pages of reflection: a skill's lessons history with diffs and A/B figures."""
+"""HTMX pages of reflection: a skill's lessons history with diffs and A/B figures. Pages read through selectors only."""
 
-from django.http import HttpResponse
+from __future__ import annotations
 
+from django import forms
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
+
+from ledger import selectors as ledger_selectors
+from ledger import services as ledger_services
 from memorysite.pages import trader_required
+from reflection import selectors
+from reflection.selectors import TradeFigures
+
+NO_LESSONS = "no lessons"
+BAD_VERSION = (
+    "Invalid query parameter “version”: {value!r} is not a version of this skill."
+    " Use one of {choices}, or leave it empty for all versions."
+)
+
+
+class LessonsFilterForm(forms.Form):
+    """The page's version filter; choices are the skill's versions. Blank means "all versions"."""
+
+    version = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
+
+    def __init__(self, data, *, versions: list[int]):
+        super().__init__(data)
+        self.versions = versions
+        self.fields["version"].choices = [("", "all versions"), *((str(v), f"v{v}") for v in versions)]
+
+    def error_message(self) -> str:
+        choices = ", ".join(str(v) for v in self.versions) or "(none yet)"
+        return BAD_VERSION.format(value=self.data.get("version", ""), choices=choices)
+
+
+def _page_url(skill_id: int, version: int | None) -> str:
+    """The page's canonical URL: the version only when one is chosen."""
+    url = reverse("skill-lessons", args=[skill_id])
+    return f"{url}?version={version}" if version is not None else url
+
+
+def _figures_row(label: str, figures: TradeFigures, **extra) -> dict:
+    win_rate = figures.win_rate
+    return {
+        "label": label,
+        "n_closed": figures.n_closed,
+        "avg_pnl": figures.avg_realized_pnl_usd,
+        "win_rate_pct": win_rate * 100 if win_rate is not None else None,
+        **extra,
+    }
+
+
+def _chart_bar(row: dict, kind: str = "revision") -> dict:
+    """One bar of the A/B chart (static/js/charts.js, "revision-bars"): no average without trades."""
+    avg = row["avg_pnl"]
+    return {
+        "label": row["label"],
+        "n": row["n_closed"],
+        "avg": float(avg) if avg is not None and row["n_closed"] else None,
+        "kind": kind,
+    }
 
 
 @trader_required
+@vary_on_headers("HX-Request")  # the same URL answers a partial to htmx and a page otherwise
 def skill_lessons(request, skill_id: int):
-    return HttpResponse("todo")
+    skill = ledger_selectors.skill_get(user=request.user, skill_id=skill_id)
+    versions = list(skill.versions.all())  # prefetched by skill_get, newest first
+    form = LessonsFilterForm(request.GET, versions=[v.version for v in versions])
+    if not form.is_valid():
+        return render(request, "reflection/bad_request.html", {"message": form.error_message()}, status=400)
+    version = form.cleaned_data["version"]
+    for deployment in selectors.skill_deployments_behind(skill=skill):
+        ledger_services.materialize_if_behind(deployment)
+
+    ab = selectors.lessons_ab(skill=skill, version=version)
+    ab_rows = [
+        _figures_row(
+            revision.content_hash,
+            revision.figures,
+            content_hash=revision.content_hash,
+            generated_at=revision.generated_at,
+            statuses=revision.statuses,
+            note_id=revision.first_note_id,
+        )
+        for revision in ab.revisions
+    ]
+    no_lessons = _figures_row(NO_LESSONS, ab.no_lessons)
+    context = {
+        "skill": skill,
+        "versions": [v for v in versions if version is None or v.version == version],
+        "form": form,
+        "version": version,
+        "version_value": "" if version is None else str(version),
+        "page_url": reverse("skill-lessons", args=[skill.pk]),
+        "history": selectors.skill_lessons_history(skill=skill, version=version),
+        "ab_rows": ab_rows,
+        "no_lessons": no_lessons,
+        "chart_data": {"revisions": [*(_chart_bar(row) for row in ab_rows), _chart_bar(no_lessons, "none")]},
+    }
+    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
+    if request.htmx and not request.htmx.history_restore_request:
+        response = render(request, "reflection/_lessons_body.html", context)
+        return push_url(response, _page_url(skill.pk, version))
+    return render(request, "reflection/lessons.html", context)

@@ -1,5 +1,5 @@
 /*
- * Small inline-SVG charts for the trade journal: no library, no network.
+ * Small inline-SVG charts for the trader pages (trade journal, lessons): no library, no network.
  *
  * A chart is an element with data-chart="line" or data-chart="bars", data-chart-source (the id of a
  * <script type="application/json"> island written by Django's json_script) and data-chart-key (the
@@ -7,6 +7,11 @@
  *
  *   line: [[epoch_ms, cumulative_usd], ...] in time order
  *   bars: [{"tag": "chop_lowvol", "trades": 4, "pnl": -12.5}, ...]
+ *   revision-bars: [{"label": "3f9a0c1d2e4b5a67", "n": 4, "avg": 2.5, "kind": "revision"}, ...]
+ *     average realized PnL per lessons revision; "avg" is null when n is 0 ("no trades yet", no bar);
+ *     kind "none" marks the no-lessons row.
+ *
+ * Charts in content that htmx swaps in are drawn on htmx:load.
  */
 (function () {
   "use strict";
@@ -197,10 +202,66 @@
     container.replaceChildren(svg);
   }
 
-  var DRAW = { line: drawLine, bars: drawBars };
+  function drawRevisionBars(container, rows) {
+    if (!rows.length) return showEmpty(container, "No lessons revisions yet.");
+    var width = Math.max(Math.round(container.clientWidth) || 0, 320);
+    var rowHeight = 28;
+    var margin = { top: 6, right: 150, bottom: 6, left: 136 };
+    var height = margin.top + margin.bottom + rowHeight * rows.length;
+    var plotWidth = width - margin.left - margin.right;
+    var averages = rows.filter(function (row) { return row.n > 0 && row.avg !== null; })
+      .map(function (row) { return row.avg; });
+    var low = Math.min.apply(null, [0].concat(averages));
+    var high = Math.max.apply(null, [0].concat(averages));
+    if (low === high) high = 1;
+    var x = function (v) { return margin.left + ((v - low) / (high - low)) * plotWidth; };
+
+    var svg = newSvg(width, height, "Average realized PnL per closed trade by lessons revision, " +
+      rows.length + (rows.length === 1 ? " row" : " rows"));
+    rows.forEach(function (row, index) {
+      var top = margin.top + index * rowHeight;
+      var middle = top + rowHeight / 2;
+      var group = svgElement("g", { class: "bar-row" + (row.kind === "none" ? " no-lessons" : "") });
+      group.appendChild(svgElement("text", {
+        x: margin.left - 10, y: middle, "text-anchor": "end", "dominant-baseline": "middle",
+        class: "bar-label" + (row.kind === "none" ? " control" : " hash"),
+      }, row.label));
+      var count = "n=" + row.n;
+      if (row.n > 0 && row.avg !== null) {
+        var rect = svgElement("rect", {
+          x: Math.min(x(0), x(row.avg)), y: top + 5, width: Math.max(Math.abs(x(row.avg) - x(0)), 1),
+          height: rowHeight - 10, rx: 2, class: "bar " + signClass(row.avg), "data-label": row.label,
+        });
+        rect.appendChild(svgElement("title", {}, row.label + ": " + usd(row.avg) + " average over " + row.n +
+          (row.n === 1 ? " closed trade" : " closed trades")));
+        group.appendChild(rect);
+        group.appendChild(svgElement("text", {
+          x: width - 8, y: middle, "text-anchor": "end", "dominant-baseline": "middle",
+          class: "bar-value " + signClass(row.avg),
+        }, usd(row.avg) + " \u00b7 " + count));
+      } else {
+        group.appendChild(svgElement("text", {
+          x: x(0) + 6, y: middle, "dominant-baseline": "middle", class: "no-trades", "data-label": row.label,
+        }, "no trades yet"));
+        group.appendChild(svgElement("text", {
+          x: width - 8, y: middle, "text-anchor": "end", "dominant-baseline": "middle", class: "bar-value flat",
+        }, count));
+      }
+      svg.appendChild(group);
+    });
+    svg.appendChild(svgElement("line", {
+      x1: x(0), x2: x(0), y1: margin.top, y2: height - margin.bottom, class: "zero",
+    }));
+    container.replaceChildren(svg);
+  }
+
+  var DRAW = { line: drawLine, bars: drawBars, "revision-bars": drawRevisionBars };
 
   function drawAll(root) {
-    root.querySelectorAll("[data-chart]").forEach(function (container) {
+    if (!root || !root.querySelectorAll) return;
+    var containers = Array.prototype.slice.call(root.querySelectorAll("[data-chart]"));
+    if (root.matches && root.matches("[data-chart]")) containers.unshift(root);
+    containers.forEach(function (container) {
       var draw = DRAW[container.dataset.chart];
       var island = document.getElementById(container.dataset.chartSource || "");
       if (!draw || !island || container.dataset.drawn) return;
@@ -215,7 +276,11 @@
     });
   }
 
-  window.journalCharts = { drawLine: drawLine, drawBars: drawBars, drawAll: drawAll };
+  window.journalCharts = {
+    drawLine: drawLine, drawBars: drawBars, drawRevisionBars: drawRevisionBars, drawAll: drawAll,
+  };
+  // Content swapped in by htmx (the lessons page's version filter) brings undrawn charts with it.
+  document.addEventListener("htmx:load", function (event) { drawAll(event.detail && event.detail.elt); });
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { drawAll(document); });
   } else {
