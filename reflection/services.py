@@ -17,6 +17,7 @@ from ledger.domain import hash_lessons_text
 from ledger.models import Deployment, Skill
 from reflection import selectors
 from reflection.core import (
+    CADENCE_PER_N_TRADES,
     LESSONS_MAX_CHARS,
     ReflectionCadence,
     ReflectionFailed,
@@ -39,11 +40,14 @@ ALREADY_SKILL_SCOPED = "this note is already skill-scoped"
 
 
 def reflection_due(*, deployment_id: int, closed_this_tick: int, through: dt.datetime) -> bool:
-    """The seed's trigger for a materialization pass that closed `closed_this_tick` trades up to `through`."""
+    """The seed's trigger for a materialization pass that closed `closed_this_tick` trades up to `through`.
+
+    Only the per-N cadence is driven by closes: the daily cadence runs from beat on the wall clock
+    (daily_reflection_due), since tick times (a backfill, a simulation) need not be today."""
     deployment = Deployment.objects.select_related("skill_version").get(pk=deployment_id)
     skill_version = deployment.skill_version
     cadence = ReflectionCadence(skill_version.reflection_cadence, skill_version.reflection_every_n_trades)
-    if cadence.cadence == "off":
+    if cadence.cadence != CADENCE_PER_N_TRADES:
         return False
     latest = selectors.latest_reflection_note(deployment=deployment)
     state = ReflectionTriggerState(

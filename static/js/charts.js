@@ -162,22 +162,33 @@
     container.replaceChildren(svg);
   }
 
+  // One horizontal bar per row, scaled so zero and every value fit: the frame both bar charts share.
+  function barFrame(container, rowCount, values, rightMargin) {
+    var frame = { width: Math.max(Math.round(container.clientWidth) || 0, 320), rowHeight: 28 };
+    frame.margin = { top: 6, right: rightMargin, bottom: 6, left: 136 };
+    frame.height = frame.margin.top + frame.margin.bottom + frame.rowHeight * rowCount;
+    var plotWidth = frame.width - frame.margin.left - frame.margin.right;
+    var low = Math.min.apply(null, [0].concat(values));
+    var high = Math.max.apply(null, [0].concat(values));
+    if (low === high) high = 1;
+    frame.x = function (v) { return frame.margin.left + ((v - low) / (high - low)) * plotWidth; };
+    frame.top = function (index) { return frame.margin.top + index * frame.rowHeight; };
+    frame.zeroLine = function () {
+      return svgElement("line", {
+        x1: frame.x(0), x2: frame.x(0), y1: frame.margin.top, y2: frame.height - frame.margin.bottom, class: "zero",
+      });
+    };
+    return frame;
+  }
+
   function drawBars(container, bars) {
     if (!bars.length) return showEmpty(container, "No closed trades yet.");
-    var width = Math.max(Math.round(container.clientWidth) || 0, 320);
-    var rowHeight = 28;
-    var margin = { top: 6, right: 118, bottom: 6, left: 136 };
-    var height = margin.top + margin.bottom + rowHeight * bars.length;
-    var plotWidth = width - margin.left - margin.right;
-    var pnls = bars.map(function (bar) { return bar.pnl; });
-    var low = Math.min(0, Math.min.apply(null, pnls));
-    var high = Math.max(0, Math.max.apply(null, pnls));
-    if (low === high) high = 1;
-    var x = function (v) { return margin.left + ((v - low) / (high - low)) * plotWidth; };
+    var frame = barFrame(container, bars.length, bars.map(function (bar) { return bar.pnl; }), 118);
+    var width = frame.width, rowHeight = frame.rowHeight, margin = frame.margin, x = frame.x;
 
-    var svg = newSvg(width, height, "Realized PnL by entry regime tag, " + bars.length + " tags");
+    var svg = newSvg(width, frame.height, "Realized PnL by entry regime tag, " + bars.length + " tags");
     bars.forEach(function (bar, index) {
-      var top = margin.top + index * rowHeight;
+      var top = frame.top(index);
       var middle = top + rowHeight / 2;
       var left = Math.min(x(0), x(bar.pnl));
       var row = svgElement("g", { class: "bar-row" });
@@ -196,30 +207,21 @@
       }, usd(bar.pnl) + " \u00b7 " + bar.trades));
       svg.appendChild(row);
     });
-    svg.appendChild(svgElement("line", {
-      x1: x(0), x2: x(0), y1: margin.top, y2: height - margin.bottom, class: "zero",
-    }));
+    svg.appendChild(frame.zeroLine());
     container.replaceChildren(svg);
   }
 
   function drawRevisionBars(container, rows) {
     if (!rows.length) return showEmpty(container, "No lessons revisions yet.");
-    var width = Math.max(Math.round(container.clientWidth) || 0, 320);
-    var rowHeight = 28;
-    var margin = { top: 6, right: 150, bottom: 6, left: 136 };
-    var height = margin.top + margin.bottom + rowHeight * rows.length;
-    var plotWidth = width - margin.left - margin.right;
     var averages = rows.filter(function (row) { return row.n > 0 && row.avg !== null; })
       .map(function (row) { return row.avg; });
-    var low = Math.min.apply(null, [0].concat(averages));
-    var high = Math.max.apply(null, [0].concat(averages));
-    if (low === high) high = 1;
-    var x = function (v) { return margin.left + ((v - low) / (high - low)) * plotWidth; };
+    var frame = barFrame(container, rows.length, averages, 150);
+    var width = frame.width, rowHeight = frame.rowHeight, margin = frame.margin, x = frame.x;
 
-    var svg = newSvg(width, height, "Average realized PnL per closed trade by lessons revision, " +
+    var svg = newSvg(width, frame.height, "Average realized PnL per closed trade by lessons revision, " +
       rows.length + (rows.length === 1 ? " row" : " rows"));
     rows.forEach(function (row, index) {
-      var top = margin.top + index * rowHeight;
+      var top = frame.top(index);
       var middle = top + rowHeight / 2;
       var group = svgElement("g", { class: "bar-row" + (row.kind === "none" ? " no-lessons" : "") });
       group.appendChild(svgElement("text", {
@@ -249,9 +251,7 @@
       }
       svg.appendChild(group);
     });
-    svg.appendChild(svgElement("line", {
-      x1: x(0), x2: x(0), y1: margin.top, y2: height - margin.bottom, class: "zero",
-    }));
+    svg.appendChild(frame.zeroLine());
     container.replaceChildren(svg);
   }
 

@@ -104,6 +104,7 @@ def test_the_daily_sweep_queues_due_deployments_only(owner, owner_api, tmp_path)
     round_trips(owner_api, per_n, 2)
     for deployment in (daily, per_n):
         owner_api.get(f"/api/v1/deployments/{deployment.pk}/context/")  # materialize
+    assert notes(daily) == []  # closes never drive the daily cadence: only the sweep does
     with celery_worker(tmp_path / "worker.log"):
         assert daily_sweep.apply().get() == 1
         wait_until(

@@ -319,9 +319,10 @@ def test_per_n_trades_trigger_counts_closes_since_the_last_note(deployment):
     assert not services.reflection_due(deployment_id=deployment.pk, closed_this_tick=1, through=third)
     fourth = trade(deployment, third + dt.timedelta(hours=1), RoundTrip())
     assert services.reflection_due(deployment_id=deployment.pk, closed_this_tick=1, through=fourth)
-    skill_version.reflection_cadence = "off"
-    skill_version.save()
-    assert not services.reflection_due(deployment_id=deployment.pk, closed_this_tick=1, through=fourth)
+    for cadence in ("off", "daily"):  # daily runs from beat, never from a close
+        skill_version.reflection_cadence = cadence
+        skill_version.save()
+        assert not services.reflection_due(deployment_id=deployment.pk, closed_this_tick=1, through=fourth)
 
 
 def test_daily_trigger_needs_a_new_utc_day_and_new_closed_trades(deployment):
