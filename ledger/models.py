@@ -278,6 +278,7 @@ class TradeHistory(OwnedModel):
 
     class Meta:
         db_table = "trade_history"
+        verbose_name = verbose_name_plural = "trade history"
         constraints = [
             # The materializer relies on this: at most one open row per (deployment, symbol).
             models.UniqueConstraint(
@@ -318,3 +319,4 @@ class TradeHistory(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.symbol} {self.side} {self.status} @ {self.entry_tick_at.isoformat()}"
+

@@ -431,6 +431,12 @@ class EmbeddedServices:
         with self._lock():
             while self.registered:
                 self.registered.pop().release()
+            self._remove_socket_dir()
+
+    def _remove_socket_dir(self) -> None:
+        """Once both servers are down their socket directory is empty: leave nothing in /tmp."""
+        with contextlib.suppress(OSError):  # not empty (a server still runs) or already gone
+            self.paths.socket_dir.rmdir()
 
     def stop_all(self) -> None:
         """Stop these servers whoever uses them (for `make clean-data` and test clean-up)."""
@@ -438,6 +444,7 @@ class EmbeddedServices:
             for server in self.servers:
                 server.stop()
             self.registered.clear()
+            self._remove_socket_dir()
 
     def environment(self) -> dict[str, str]:
         """URLs of the servers this object manages, for child processes."""

@@ -35,10 +35,7 @@ def _messages_of(exc: ValidationError) -> str:
 
 @admin.register(ReflectionNote)
 class ReflectionNoteAdmin(admin.ModelAdmin):
-    list_display = [
-        "content_hash", "status", "scope", "skill", "skill_version", "source",
-        "generated_at", "trades_considered", "model_used", "cost_usd", "author",
-    ]  # fmt: skip
+    list_display = ["content_hash", "status", "scope", "skill", "source", "generated_at", "trades_considered"]
     list_filter = [
         "status",
         "source",
@@ -81,7 +78,7 @@ class ReflectionNoteAdmin(admin.ModelAdmin):
                         label,
                         figures.n_closed,
                         _usd(figures.avg_realized_pnl_usd),
-                        "—" if figures.win_rate is None else f"{figures.win_rate:.0%}",
+                        "—" if figures.win_rate is None else f"{figures.win_rate:.1%}",
                     )
                     for label, figures in rows
                 ),

@@ -80,6 +80,9 @@ MAX_SYMBOL_BULLETS_EACH = 2
 GIVE_BACK_RATIO = Decimal("0.5")
 # A median captured-MFE ratio of winners at or above this: exits bank most of the move.
 CAPTURE_HIGH = Decimal("0.75")
+# A size or leverage split only counts when the larger side's average is at least this much above
+# the smaller side's (25%): below that the "two sizes" are one size plus rounding noise.
+MIN_SPLIT_SPREAD = Decimal("0.25")
 # A median captured-MFE ratio of winners below this: exits hand back most of the open profit.
 CAPTURE_LOW = Decimal("0.5")
 # When at least this share of losers had been in profit first, the exit (not the entry) is the leak.
@@ -226,7 +229,7 @@ def _exit_timing(trades: Sequence[ReflectionTrade]) -> list[str]:
         median = _median(ratios)
         gave_back = [t for t, ratio in zip(winners, ratios, strict=True) if ratio < GIVE_BACK_RATIO]
         if median >= CAPTURE_HIGH:
-            verdict = "exits bank most of the move; if price keeps running after exit, let part of the position ride."
+            verdict = "exits bank most of the move seen at tick marks; no sign of leaving PnL on the table."
         elif median < CAPTURE_LOW:
             verdict = "most of the move is handed back; take partial profit or trail the stop once well up."
         else:
@@ -353,13 +356,19 @@ class _Side:
 def _median_split(
     trades: Sequence[ReflectionTrade], value: Callable[[ReflectionTrade], Decimal]
 ) -> tuple[list[ReflectionTrade], list[ReflectionTrade]] | None:
-    """(strictly below the median, strictly above it), or None when either side is too small."""
+    """(strictly below the median, strictly above it), or None when either side is too small or
+    the two sides' averages differ by less than ``MIN_SPLIT_SPREAD`` (sizes of $249.97 and $250.03
+    are one size, not "bigger" and "smaller" tickets)."""
     if len(trades) < 2 * MIN_GROUP_TRADES:
         return None
     median = _median([value(t) for t in trades])
     below = [t for t in trades if value(t) < median]
     above = [t for t in trades if value(t) > median]
     if len(below) < MIN_GROUP_TRADES or len(above) < MIN_GROUP_TRADES:
+        return None
+    low = sum((value(t) for t in below), Decimal(0)) / len(below)
+    high = sum((value(t) for t in above), Decimal(0)) / len(above)
+    if low <= 0 or high < low * (1 + MIN_SPLIT_SPREAD):
         return None
     return below, above
 

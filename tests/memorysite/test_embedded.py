@@ -99,6 +99,7 @@ def test_the_last_user_to_leave_stops_the_servers(data_dir):
     assert all(pid_alive(pid) for pid in pids), "this process still uses them after the holder left"
     third.stop()
     assert _wait_gone(pids), "the last user stops them"
+    assert not third.paths.socket_dir.exists(), "nothing left behind in /tmp"
 
 
 def test_it_adopts_and_stops_servers_whose_users_were_killed(data_dir):

@@ -167,6 +167,22 @@ def test_two_trades_are_too_few_for_every_slot():
     assert statistical_lessons(trades) == ALL_EMPTY
 
 
+def test_sizes_within_rounding_noise_are_one_size_not_bigger_and_smaller_tickets():
+    # Seen in the demo: every ticket ~$250 (249.97..250.03) once produced "scale the big tickets down".
+    sizes = ["249.97", "249.98", "249.99", "250.00", "250.01", "250.02", "250.03", "249.96"]
+    pnls = ["5", "-1", "4", "3", "-2", "6", "1", "2"]
+    trades = tuple(
+        trade(n, BREAKOUT, "BTC", "trend_up_lowvol", size, None, pnl, "8")
+        for n, (size, pnl) in enumerate(zip(sizes, pnls, strict=True))
+    )
+    assert "### Sizing\n(no clear pattern yet)\n###" in statistical_lessons(trades)
+    wide = tuple(
+        trade(n, BREAKOUT, "BTC", "trend_up_lowvol", str(int(float(size)) * (3 if n % 2 else 1)), None, pnl, "8")
+        for n, (size, pnl) in enumerate(zip(sizes, pnls, strict=True))
+    )
+    assert "- Bigger tickets" in statistical_lessons(wide)
+
+
 def test_verdicts_for_leaky_setup_and_losers_that_never_ran():
     # One setup, one symbol, one regime, one size: a 3-of-5 setup whose losses outweigh its wins,
     # winners that bank their whole move, and losers that were never in profit.
@@ -188,7 +204,7 @@ def test_verdicts_for_leaky_setup_and_losers_that_never_ran():
             EMPTY_SLOT,  # one symbol: nothing was selected
             "### Exit timing",
             "- Winners kept a median 96% of their peak profit (realized ÷ MFE, 3 winners): exits bank most of the"
-            " move; if price keeps running after exit, let part of the position ride.",
+            " move seen at tick marks; no sign of leaving PnL on the table.",
             "- None of the 3 losers was ever in profit: they failed straight from entry, so fix entries rather than"
             " exits.",
             "### Regime fit",
