@@ -7,7 +7,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,6 +28,7 @@ from ledger.serializers import (
     TradeListQuery,
     TradeOutput,
 )
+from memorysite.api import Page, paginated
 
 BAD_CREDENTIALS = "unable to log in with these credentials"
 
@@ -39,26 +39,6 @@ _ERRORS = {
     413: OpenApiResponse(description="Body larger than 1 MiB."),
     415: OpenApiResponse(description="Content-Type is not application/json."),
 }
-
-
-class Page(LimitOffsetPagination):
-    default_limit = 100
-    max_limit = 500
-
-    def get_paginated_response_schema(self, schema):
-        # DRF writes OpenAPI 3.0's `nullable`; the schema is 3.1, where null is a type.
-        paginated = super().get_paginated_response_schema(schema)
-        for link in ("next", "previous"):
-            field = paginated["properties"][link]
-            field.pop("nullable", None)
-            field["type"] = ["string", "null"]
-        return paginated
-
-
-def _paginated(view: APIView, queryset, serializer_class) -> Response:
-    paginator = view.pagination_class()
-    page = paginator.paginate_queryset(queryset, view.request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
 
 
 class TokenView(APIView):
@@ -86,7 +66,7 @@ class SkillListView(APIView):
 
     @extend_schema(responses={200: SkillOutput(many=True)}, summary="Your skills, by name", tags=["skills"])
     def get(self, request):
-        return _paginated(self, selectors.skill_list(user=request.user), SkillOutput)
+        return paginated(self, selectors.skill_list(user=request.user), SkillOutput)
 
     @extend_schema(
         request=SkillCreateInput,
@@ -117,7 +97,7 @@ class SkillVersionListView(APIView):
     )
     def get(self, request, skill_id: int):
         versions = selectors.skill_version_list(user=request.user, skill_id=skill_id)
-        return _paginated(self, versions, SkillVersionOutput)
+        return paginated(self, versions, SkillVersionOutput)
 
     @extend_schema(
         request=SkillVersionInput,
@@ -140,7 +120,7 @@ class DeploymentListView(APIView):
         responses={200: DeploymentOutput(many=True)}, summary="Your deployments, newest first", tags=["deployments"]
     )
     def get(self, request):
-        return _paginated(self, selectors.deployment_list(user=request.user), DeploymentOutput)
+        return paginated(self, selectors.deployment_list(user=request.user), DeploymentOutput)
 
     @extend_schema(
         request=DeploymentCreateInput,

@@ -320,3 +320,30 @@ class TradeHistory(OwnedModel):
     def __str__(self) -> str:
         return f"{self.symbol} {self.side} {self.status} @ {self.entry_tick_at.isoformat()}"
 
+
+class TradeDailyPnl(OwnedModel):
+    """Closed trades of one deployment rolled up per UTC exit day, kept by the materializer in the
+    same transaction as the trades: performance summaries (Sharpe, drawdown, win rate) read days,
+    not trades, so they cost the same at 10 or 100,000 trades."""
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="daily_pnl")
+    skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="+")
+    skill_version = models.PositiveIntegerField()
+    day = models.DateField()
+    realized_pnl_usd = models.DecimalField(**_USD)
+    n_closed = models.PositiveIntegerField()
+    n_wins = models.PositiveIntegerField()
+
+    class Meta:
+        db_table = "trade_daily_pnl"
+        ordering = ["deployment_id", "day"]
+        constraints = [
+            models.UniqueConstraint(fields=["deployment", "day"], name="trade_daily_pnl_unique_day"),
+            models.CheckConstraint(
+                condition=Q(n_wins__lte=F("n_closed")) & Q(n_closed__gte=1), name="trade_daily_pnl_counts"
+            ),
+        ]
+        indexes = [models.Index(fields=["skill", "skill_version", "day"], name="trade_daily_pnl_skill_day")]
+
+    def __str__(self) -> str:
+        return f"{self.deployment_id} {self.day}: {self.realized_pnl_usd}"

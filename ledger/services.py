@@ -27,7 +27,15 @@ from ledger.materializer import (
     opened_trade,
     reconcile_portfolio_delta,
 )
-from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeStatus
+from ledger.models import (
+    DecisionSnapshot,
+    Deployment,
+    Skill,
+    SkillVersion,
+    TradeDailyPnl,
+    TradeHistory,
+    TradeStatus,
+)
 from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed
 from memorysite.redis import client as redis_client
@@ -266,8 +274,10 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
         DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
     deployment.materialized_through = snapshots[-1].tick_at
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
-    closed = sum(1 for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED)
+    closed_rows = [row for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED]
+    closed = len(closed_rows)
     if closed:
+        _roll_up_daily_pnl(deployment, closed_rows)
         transaction.on_commit(
             partial(
                 trades_closed.send,
@@ -276,6 +286,37 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
                 count=closed,
                 through=deployment.materialized_through,
             )
+        )
+
+
+_DAILY_PNL_UPSERT = """
+    INSERT INTO trade_daily_pnl
+        (owner_id, deployment_id, skill_id, skill_version, day, realized_pnl_usd, n_closed, n_wins)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+    ON CONFLICT (deployment_id, day) DO UPDATE SET
+        realized_pnl_usd = trade_daily_pnl.realized_pnl_usd + EXCLUDED.realized_pnl_usd,
+        n_closed = trade_daily_pnl.n_closed + EXCLUDED.n_closed,
+        n_wins = trade_daily_pnl.n_wins + EXCLUDED.n_wins
+"""
+
+
+def _roll_up_daily_pnl(deployment: Deployment, closed_rows: list[TradeHistory]) -> None:
+    """Add the batch's newly closed trades to trade_daily_pnl (per UTC exit day), in the batch's
+    transaction: the rollup always equals the closed trades, whatever redelivery or crash happens."""
+    days: dict[dt.date, list] = {}
+    for row in closed_rows:
+        day = days.setdefault(row.exit_tick_at.astimezone(dt.UTC).date(), [Decimal(0), 0, 0])
+        day[0] += row.realized_pnl_usd
+        day[1] += 1
+        day[2] += row.realized_pnl_usd > 0
+    skill_version = deployment.skill_version
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            _DAILY_PNL_UPSERT,
+            [
+                (deployment.owner_id, deployment.pk, skill_version.skill_id, skill_version.version, day, *totals)
+                for day, totals in sorted(days.items())
+            ],
         )
 
 
@@ -370,6 +411,7 @@ def trade_history_rebuild(*, deployment_id: int, progress=None) -> int:
     deployment = Deployment.objects.select_for_update().get(pk=deployment_id)
     total = DecisionSnapshot.objects.filter(deployment=deployment).count()
     TradeHistory.objects.filter(deployment=deployment).delete()
+    TradeDailyPnl.objects.filter(deployment=deployment).delete()
     DecisionSnapshot.objects.filter(deployment=deployment).update(materialized_at=None, materialized_ops=None)
     deployment.materialized_through = None
     deployment.day_start_on = None

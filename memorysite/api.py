@@ -18,6 +18,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -201,3 +202,27 @@ class NumberFieldSchema(OpenApiSerializerFieldExtension):
         if self.target.at_most is not None:
             schema["maximum"] = self.target.at_most
         return schema
+
+
+# -- pagination ------------------------------------------------------------------------------------
+
+
+class Page(LimitOffsetPagination):
+    default_limit = 100
+    max_limit = 500
+
+    def get_paginated_response_schema(self, schema):
+        # DRF writes OpenAPI 3.0's `nullable`; the schema is 3.1, where null is a type.
+        paginated = super().get_paginated_response_schema(schema)
+        for link in ("next", "previous"):
+            field = paginated["properties"][link]
+            field.pop("nullable", None)
+            field["type"] = ["string", "null"]
+        return paginated
+
+
+def paginated(view, queryset, serializer_class):
+    """One page of `queryset` for a list view whose pagination_class is Page."""
+    paginator = view.pagination_class()
+    page = paginator.paginate_queryset(queryset, view.request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)

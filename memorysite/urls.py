@@ -4,6 +4,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agentcontext.api import ContextView
+from agentcontext.views import deployment_preview
+from chatmemory.urls import api_urlpatterns as chatmemory_api
+from chatmemory.urls import page_urlpatterns as chatmemory_pages
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from memorysite.health import healthz
@@ -19,7 +22,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include(ledger_api)),
     path("api/v1/", include(reflection_api)),
+    path("api/v1/", include(chatmemory_api)),
     path("api/v1/deployments/<int:deployment_id>/context/", ContextView.as_view(), name="api-context"),
     path("", include(ledger_pages)),
     path("", include(reflection_pages)),
+    path("", include(chatmemory_pages)),
+    path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
 ]

@@ -1,0 +1,133 @@
+"""The chat coach's turn: compose the system prompt for a trader (facts included) and run the
+Anthropic tool-use loop with the chat tools, executed server-side for that trader."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from chatmemory import selectors, services
+from chatmemory.prompt import ChatSystemSegments, compose_chat_system
+
+
+@dataclass(frozen=True)
+class ChatSystem:
+    segments: ChatSystemSegments
+    fact_ids: tuple  # the facts injected, in order
+
+
+def chat_system(*, user, mode: str, focus: tuple[str, ...] = (), touch: bool = False, now: dt.datetime | None = None):
+    """The chat system prompt for `user`. `touch=True` (a real chat turn) bumps last_referenced_at
+    of exactly the injected facts; previews pass False and change nothing."""
+    facts = selectors.facts_for_prompt(user=user)
+    segments = compose_chat_system(facts=selectors.fact_lines(facts), mode=mode, focus=focus)
+    if touch:
+        services.facts_touch(fact_ids=[fact.pk for fact in facts], at=now or timezone.now())
+    return ChatSystem(segments=segments, fact_ids=tuple(fact.pk for fact in facts))
+
+
+# -- the tool-use loop ------------------------------------------------------------------------------
+
+MAX_TOOL_ROUNDS = 8  # model calls per chat turn; the last one may not call tools any more
+MAX_OUTPUT_TOKENS = 2048
+TIMEOUT_S = 60.0
+MAX_RETRIES = 2
+
+
+class ChatUnavailable(Exception):
+    """No ANTHROPIC_API_KEY: the chat has no offline engine."""
+
+
+class ChatFailed(Exception):
+    """The model could not be reached (after the SDK's retries)."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    input: object
+    result: dict | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    reply: str
+    tool_calls: tuple[ToolCall, ...]
+    model: str
+    stop_reason: str | None
+    input_tokens: int
+    output_tokens: int
+    system: ChatSystemSegments
+
+
+def anthropic_client(http_client=None):
+    import anthropic
+    from django.conf import settings
+
+    if not settings.ANTHROPIC_API_KEY:
+        raise ChatUnavailable("chat needs a model: set ANTHROPIC_API_KEY (and optionally CHAT_MODEL)")
+    return anthropic.Anthropic(
+        api_key=settings.ANTHROPIC_API_KEY, max_retries=MAX_RETRIES, timeout=TIMEOUT_S, http_client=http_client
+    )
+
+
+def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] = (), client=None) -> ChatReply:
+    """One chat turn: the model answers `messages`, calling tools for `user` as it needs them."""
+    import anthropic
+    from django.conf import settings
+
+    from chatmemory.tools import ToolInputError, ToolNotFound, call_tool, tool_definitions
+
+    client = client or anthropic_client()
+    system = chat_system(user=user, mode=mode, focus=focus, touch=True)
+    conversation = [dict(message) for message in messages]
+    calls: list[ToolCall] = []
+    input_tokens = output_tokens = 0
+    tools = tool_definitions()
+    for round_no in range(MAX_TOOL_ROUNDS):
+        last_round = round_no == MAX_TOOL_ROUNDS - 1
+        try:
+            response = client.messages.create(
+                model=settings.CHAT_MODEL,
+                max_tokens=MAX_OUTPUT_TOKENS,
+                system=system.segments.text,
+                messages=conversation,
+                tools=tools,
+                tool_choice={"type": "none"} if last_round else {"type": "auto"},
+            )
+        except anthropic.APIError as exc:
+            raise ChatFailed(f"{type(exc).__name__}: {exc}") from exc
+        input_tokens += response.usage.input_tokens
+        output_tokens += response.usage.output_tokens
+        uses = [block for block in response.content if block.type == "tool_use"]
+        if response.stop_reason != "tool_use" or not uses:
+            reply = "".join(block.text for block in response.content if block.type == "text")
+            return ChatReply(
+                reply, tuple(calls), response.model, response.stop_reason, input_tokens, output_tokens, system.segments
+            )
+        conversation.append({"role": "assistant", "content": [block.model_dump() for block in response.content]})
+        results = []
+        for use in uses:
+            try:
+                result = call_tool(user, use.name, use.input)
+            except ToolNotFound:
+                calls.append(ToolCall(use.name, use.input, None, f"unknown tool {use.name!r}"))
+            except ToolInputError as exc:
+                calls.append(ToolCall(use.name, use.input, None, str(exc)))
+            else:
+                calls.append(ToolCall(use.name, use.input, result, None))
+            call = calls[-1]
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": use.id,
+                    "content": json.dumps(call.result if call.error is None else {"error": call.error}),
+                    **({"is_error": True} if call.error is not None else {}),
+                }
+            )
+        conversation.append({"role": "user", "content": results})
+    raise ChatFailed("the model kept calling tools")  # unreachable: the last round forbids tools
