@@ -20,7 +20,7 @@ from chatmemory.serializers import (
     FactOutput,
     FactUpdateInput,
 )
-from chatmemory.tools import TOOLS, ToolInputError, ToolNotFound, call_tool, tool_definitions
+from chatmemory.tools import TOOLS, ToolInputError, ToolNotFound, ToolObjectNotFound, call_tool, tool_definitions
 from ledger import selectors as ledger_selectors
 from memorysite.api import Page, paginated
 
@@ -83,7 +83,7 @@ class FactDetailView(APIView):
         data = FactUpdateInput(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         try:
-            fact = services.fact_update(fact=fact, **data.validated_data)
+            fact = services.fact_update(fact, **data.validated_data)
         except DjangoValidationError as exc:
             raise _django_errors(exc) from exc
         return Response(FactOutput(fact).data)
@@ -167,6 +167,8 @@ class ToolCallView(APIView):
             return Response(call_tool(request.user, name, request.data))
         except ToolNotFound as exc:
             raise NotFound(f"no tool named {name!r}; tools: {', '.join(TOOLS)}") from exc
+        except ToolObjectNotFound as exc:
+            raise NotFound(str(exc)) from exc
         except ToolInputError as exc:
             raise ValidationError(exc.errors) from exc
 

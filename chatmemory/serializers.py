@@ -73,8 +73,8 @@ class ChatInput(StrictSerializer):
 
 class ToolCallOutput(serializers.Serializer):
     name = serializers.CharField()
-    input = serializers.JSONField()
-    result = serializers.JSONField(allow_null=True)
+    input = serializers.DictField(help_text="The tool input the model sent.")
+    result = serializers.DictField(allow_null=True, help_text="The tool's result; null when it failed.")
     error = serializers.CharField(allow_null=True)
 
 

@@ -37,8 +37,8 @@ def fact_create(
     return row
 
 
-def fact_update(*, fact: UserFact, **changes) -> UserFact:
-    """Edit text, topic or confidence in place (the trader owns the wording)."""
+def fact_update(fact: UserFact, /, **changes) -> UserFact:
+    """Edit text (`fact=`), topic or confidence in place (the trader owns the wording)."""
     unknown = set(changes) - {"fact", "topic", "confidence"}
     if unknown:
         raise TypeError(f"unknown fact fields: {sorted(unknown)}")

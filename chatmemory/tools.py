@@ -45,6 +45,13 @@ class ToolInputError(Exception):
         self.errors = errors
 
 
+class ToolObjectNotFound(ToolInputError):
+    """The input names an object the trader does not have (another trader's is the same): a 404 over REST."""
+
+    def __init__(self, field: str, what: str):
+        super().__init__({field: [NOT_FOUND.format(what=what)]})
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -149,7 +156,7 @@ class SkillPerformanceInput(StrictSerializer):
 def get_skill_performance(user, *, skill_id: int, detail: str) -> dict:
     skill = Skill.objects.owned_by(user).filter(pk=skill_id).first()
     if skill is None:
-        raise ToolInputError({"skill_id": [NOT_FOUND.format(what="skill")]})
+        raise ToolObjectNotFound("skill_id", "skill")
     result: dict = {"skill_id": skill.pk, "name": skill.name}
     if detail in ("summary", "full"):
         result["summary"] = _summary(TradeDailyPnl.objects.filter(skill=skill))
@@ -178,7 +185,7 @@ def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -
     if deployment_id is not None:
         deployments = deployments.filter(pk=deployment_id)
         if not deployments.exists():
-            raise ToolInputError({"deployment_id": [NOT_FOUND.format(what="deployment")]})
+            raise ToolObjectNotFound("deployment_id", "deployment")
     listed = list(deployments.order_by("-created_at", "-id")[:MAX_DEPLOYMENTS])
     ids = [d.pk for d in listed]
     totals = {
@@ -274,7 +281,7 @@ class ForgetInput(StrictSerializer):
 def forget(user, *, fact_id: str, reason: str) -> dict:
     row = fact_selectors.fact_by_ref(user=user, ref=fact_id)
     if row is None:
-        raise ToolInputError({"fact_id": [NOT_FOUND.format(what="fact")]})
+        raise ToolObjectNotFound("fact_id", "fact")
     try:
         fact_services.fact_archive(fact=row, reason=reason)
     except DjangoValidationError as exc:

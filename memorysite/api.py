@@ -113,6 +113,12 @@ class _TextField(serializers.CharField):
         # DRF's own NUL check would repeat what reject_control_characters already says.
         self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
 
+    def to_internal_value(self, data):
+        # DRF turns 12 into "12"; a JSON number where text belongs is a wrong type, not text.
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
 
 def boolean(**kwargs) -> serializers.BooleanField:
     return serializers.BooleanField(error_messages={"invalid": "must be true or false"}, **kwargs)

@@ -42,7 +42,7 @@ REDIS_URL = validate_redis_url(env_str("REDIS_URL") or embedded.redis_url(DATA_D
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
-CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-4-5")
+CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -38,6 +38,9 @@ PRICES_PER_MTOK = {
     "claude-sonnet-4": (Decimal("3"), Decimal("15")),
     "claude-opus-4-1": (Decimal("15"), Decimal("75")),
     "claude-opus-4-5": (Decimal("5"), Decimal("25")),
+    "claude-sonnet-5": (Decimal("2"), Decimal("10")),
+    "claude-opus-5": (Decimal("5"), Decimal("25")),
+    "claude-fable-5-1": (Decimal("10"), Decimal("50")),
 }
 
 
