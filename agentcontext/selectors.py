@@ -28,3 +28,12 @@ def deployment_system_prompt(*, deployment: Deployment) -> SystemPromptSegments:
         avoid_rules=skill_version.avoid_rule_list,
         lessons=note.lessons_text if note else None,
     )
+
+
+def deployment_memory_context_with(
+    *, deployment: Deployment, recent_trades_k: int, memory_enabled: bool
+) -> MemoryContext:
+    """The memory block as ``deployment_memory_context`` renders it, with "what if" settings in place of the
+    skill version's (the preview page); nothing is saved."""
+    inputs = ledger_selectors.context_inputs(deployment=deployment, recent_k=recent_trades_k)
+    return render_context(inputs, recent_trades_k=recent_trades_k, memory_enabled=memory_enabled)

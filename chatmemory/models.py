@@ -78,10 +78,13 @@ class UserFact(models.Model):
             models.CheckConstraint(condition=~Q(topic=""), name="user_fact_topic_null_not_empty"),
         ]
         indexes = [
-            # The seed's user_facts_active_idx: the top-K block reads it.
+            # The seed's user_facts_active_idx, extended with the prompt order's tie-breaks so the
+            # top-K read stops after K rows even when many facts were never referenced.
             models.Index(
                 F("owner"),
                 F("last_referenced_at").desc(nulls_last=True),
+                F("created_at").desc(),
+                F("id").desc(),
                 name="user_facts_active_idx",
                 condition=Q(archived_at__isnull=True),
             ),

@@ -69,3 +69,17 @@ def fact_by_ref(*, user, ref: str) -> UserFact | None:
 
 def _is_hex(text: str) -> bool:
     return all(ch in "0123456789abcdef" for ch in text)
+
+
+# -- added for the /profile/facts/ page (chatmemory/views.py) --------------------------------------------------
+
+
+def fact_counts(*, user) -> dict[str, int]:
+    """How many active and archived facts the trader has (one aggregate query)."""
+    from django.db.models import Count, Q
+
+    counts = UserFact.objects.owned_by(user).aggregate(
+        active=Count("pk", filter=Q(archived_at__isnull=True)),
+        archived=Count("pk", filter=Q(archived_at__isnull=False)),
+    )
+    return {"active": counts["active"], "archived": counts["archived"]}

@@ -15,4 +15,13 @@ api_urlpatterns = [
 page_urlpatterns = [
     path("profile/facts/", views.profile_facts, name="profile-facts"),
     path("profile/chat-preview/", views.chat_preview, name="chat-preview"),
+    # The facts page's writes (POST) and its row fragments.
+    path("profile/facts/add/", views.profile_fact_add, name="profile-fact-add"),
+    path("profile/facts/<uuid:fact_id>/", views.profile_fact, name="profile-fact"),
+    path("profile/facts/<uuid:fact_id>/edit/", views.profile_fact_edit, name="profile-fact-edit"),
+    path("profile/facts/<uuid:fact_id>/promote/", views.profile_fact_promote, name="profile-fact-promote"),
+    path("profile/facts/<uuid:fact_id>/demote/", views.profile_fact_demote, name="profile-fact-demote"),
+    path("profile/facts/<uuid:fact_id>/archive/", views.profile_fact_archive, name="profile-fact-archive"),
+    path("profile/facts/<uuid:fact_id>/unarchive/", views.profile_fact_unarchive, name="profile-fact-unarchive"),
+    path("profile/facts/<uuid:fact_id>/delete/", views.profile_fact_delete, name="profile-fact-delete"),
 ]

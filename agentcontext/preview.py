@@ -1,0 +1,191 @@
+"""The "what the agent sees" preview, as plain data: per-part token tallies, the placeholder lessons
+block and the memory budget check (pure: stdlib and the pure ``agentcontext`` modules only).
+
+The preview shows the two texts the runner gets from ``GET /api/v1/deployments/{id}/context/``:
+the composed system prompt (``system_prompt``) and the memory sections of the user message
+(``text`` / ``sections``). Every token figure here is ``estimate_tokens`` (the seed's
+``ceil(chars / 4)``) of the *runner's* text, so the figures are the same whether or not the
+placeholder lessons block is shown: the placeholder is never sent and counts 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from agentcontext.formatting import SECTION_KEYS, MemoryContext, estimate_tokens
+from agentcontext.prompt import LESSONS_HEADING, SystemPromptSegments, compose_system_prompt
+
+__all__ = [
+    "MEMORY_TOKEN_BUDGET",
+    "PLACEHOLDER_LESSONS",
+    "PLACEHOLDER_LESSONS_SEGMENT",
+    "SECTION_LABELS",
+    "SEGMENT_KEYS",
+    "SEGMENT_LABELS",
+    "BudgetCheck",
+    "PreviewPart",
+    "PromptPreview",
+    "budget_check",
+    "build_preview",
+    "section_parts",
+    "segment_parts",
+    "with_placeholder_lessons",
+]
+
+# The seed's "Token budget": recentTradesK capped at 30 → worst case +600 tokens of trade ledger,
+# lessons capped at 2000 chars → worst case +500 tokens, "so even with knobs cranked: ~1,100 tok
+# of memory per tick". Memory past this figure is past what the seed budgets for.
+MEMORY_TOKEN_BUDGET = 1_100
+
+PLACEHOLDER_LESSONS = "(placeholder — no lessons yet; after the first reflection they appear here)"
+# Shaped like the real segment (compose_system_prompt_segments) so the slot reads as it will.
+PLACEHOLDER_LESSONS_SEGMENT = f"{LESSONS_HEADING}\n{PLACEHOLDER_LESSONS}"
+
+SEGMENT_KEYS = ("header", "leash", "strategy", "lessons", "footer")
+SEGMENT_LABELS = {
+    "header": "Header",
+    "leash": "Leash (hard avoid rules)",
+    "strategy": "Strategy",
+    "lessons": "Lessons",
+    "footer": "Footer",
+}
+SECTION_LABELS = {
+    "last_decision": "## Last decision",
+    "recent_activity": "## Recent activity (this session)",
+    "recent_trades": "## Recent trades on this skill (closed)",
+    "open_positions": "## Open positions (memory view)",
+}
+# The sections that exist only when memory is enabled (assemble_context).
+MEMORY_ONLY_SECTIONS = frozenset({"recent_trades", "open_positions"})
+
+
+@dataclass(frozen=True)
+class PreviewPart:
+    """One labelled system prompt segment or memory section.
+
+    ``text`` is what the page shows (None: the runner gets nothing for this part); ``tokens`` is the
+    estimate of what the runner gets (0 for a placeholder or a suppressed part); ``placeholder``
+    marks the placeholder lessons block; ``off`` marks a section suppressed because memory is off.
+    """
+
+    key: str
+    label: str
+    text: str | None
+    tokens: int
+    placeholder: bool = False
+    off: bool = False
+
+
+@dataclass(frozen=True)
+class BudgetCheck:
+    """Memory tokens (the memory sections' total + the lessons segment) against the seed's budget."""
+
+    sections_tokens: int
+    lessons_tokens: int
+    budget: int = MEMORY_TOKEN_BUDGET
+
+    @property
+    def memory_tokens(self) -> int:
+        return self.sections_tokens + self.lessons_tokens
+
+    @property
+    def over(self) -> bool:
+        return self.memory_tokens > self.budget
+
+    @property
+    def message(self) -> str | None:
+        """The warning shown when over budget, else None."""
+        if not self.over:
+            return None
+        return (
+            f"Memory is ~{self.memory_tokens:,} estimated tokens per tick (memory sections {self.sections_tokens:,}"
+            f" + lessons {self.lessons_tokens:,}), above the seed's budget of {self.budget:,} tokens"
+            " (the worst case at recent_trades_k=30 with full lessons)."
+        )
+
+
+def budget_check(*, sections_tokens: int, lessons_tokens: int, budget: int = MEMORY_TOKEN_BUDGET) -> BudgetCheck:
+    return BudgetCheck(sections_tokens=sections_tokens, lessons_tokens=lessons_tokens, budget=budget)
+
+
+@dataclass(frozen=True)
+class PromptPreview:
+    """Everything the preview page shows.
+
+    ``system_text`` is the joined system prompt as displayed: the runner's exact text, or with the
+    placeholder lessons block in the lessons slot when ``placeholder_shown``. ``system_tokens`` and
+    ``memory_tokens`` are the estimates of the runner's joined texts (separators included, as the
+    context API's ``token_estimate.total``); ``total_tokens`` is their sum.
+    """
+
+    segments: tuple[PreviewPart, ...]
+    system_text: str
+    system_tokens: int
+    sections: tuple[PreviewPart, ...]
+    memory_text: str
+    memory_tokens: int
+    placeholder_shown: bool
+    budget: BudgetCheck
+
+    @property
+    def total_tokens(self) -> int:
+        return self.system_tokens + self.memory_tokens
+
+
+def with_placeholder_lessons(segments: SystemPromptSegments) -> SystemPromptSegments:
+    """The segments with the placeholder block in the lessons slot when there are no lessons."""
+    if segments.lessons is not None:
+        return segments
+    return dataclasses.replace(segments, lessons=PLACEHOLDER_LESSONS_SEGMENT)
+
+
+def segment_parts(segments: SystemPromptSegments, *, show_placeholder: bool) -> tuple[PreviewPart, ...]:
+    """The five segments in prompt order, labelled, each with its token estimate."""
+    texts = segments.as_dict()
+    parts = []
+    for key in SEGMENT_KEYS:
+        text = texts[key]
+        if key == "lessons" and text is None and show_placeholder:
+            parts.append(PreviewPart(key, SEGMENT_LABELS[key], PLACEHOLDER_LESSONS_SEGMENT, 0, placeholder=True))
+        else:
+            parts.append(PreviewPart(key, SEGMENT_LABELS[key], text, estimate_tokens(text)))
+    return tuple(parts)
+
+
+def section_parts(context: MemoryContext, *, memory_enabled: bool) -> tuple[PreviewPart, ...]:
+    """The four memory sections in context order, labelled, each with its token estimate."""
+    return tuple(
+        PreviewPart(
+            key,
+            SECTION_LABELS[key],
+            context.sections[key],
+            context.token_estimate["per_section"][key],
+            off=not memory_enabled and key in MEMORY_ONLY_SECTIONS,
+        )
+        for key in SECTION_KEYS
+    )
+
+
+def build_preview(
+    *, segments: SystemPromptSegments, context: MemoryContext, memory_enabled: bool, show_placeholder: bool
+) -> PromptPreview:
+    """The preview of the runner's segments and memory block (as the context API returns them).
+
+    ``show_placeholder`` puts the placeholder block in an empty lessons slot; it changes what is
+    displayed only, never a token figure. The budget counts the memory sections' total (the
+    joined memory block) plus the real lessons segment.
+    """
+    placeholder_shown = show_placeholder and segments.lessons is None
+    shown = with_placeholder_lessons(segments) if placeholder_shown else segments
+    memory_tokens = context.token_estimate["total"]
+    return PromptPreview(
+        segments=segment_parts(segments, show_placeholder=show_placeholder),
+        system_text=compose_system_prompt(shown),
+        system_tokens=estimate_tokens(compose_system_prompt(segments)),
+        sections=section_parts(context, memory_enabled=memory_enabled),
+        memory_text=context.text,
+        memory_tokens=memory_tokens,
+        placeholder_shown=placeholder_shown,
+        budget=budget_check(sections_tokens=memory_tokens, lessons_tokens=estimate_tokens(segments.lessons)),
+    )
