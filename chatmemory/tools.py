@@ -122,9 +122,8 @@ def _lessons_row(note: ReflectionNote) -> dict:
 
 
 def _summary(daily) -> dict:
-    summary = summarize(
-        [DailyPnl(row.day, row.realized_pnl_usd, row.n_closed, row.n_wins) for row in daily.order_by("day")]
-    )
+    rows = daily.order_by("day").values_list("day", "realized_pnl_usd", "n_closed", "n_wins")
+    summary = summarize([DailyPnl(*row) for row in rows])
     return {
         "closed_trades": summary.n_closed,
         "realized_pnl_usd": _usd(summary.realized_pnl_usd),

@@ -315,6 +315,12 @@ class TradeHistory(OwnedModel):
             models.Index(
                 fields=["deployment", "-exit_tick_at"], condition=Q(status="closed"), name="trade_deployment_exits"
             ),
+            # A skill's latest closed trades (the chat's get_skill_performance), whatever its history size.
+            models.Index(
+                fields=["skill", "-exit_tick_at", "-entry_tick_at"],
+                condition=Q(status="closed"),
+                name="trade_skill_exits",
+            ),
         ]
 
     def __str__(self) -> str:

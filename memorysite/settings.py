@@ -155,10 +155,16 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Trading-agent memory service API",
     "DESCRIPTION": (
-        "What runners call every tick: skills, deployments and (in later versions) ticks and "
-        "memory context. Authenticate with `Authorization: Token <token>` from "
+        "What runners call every tick (skills, deployments, ticks, fills, trades, the agent's memory "
+        "context and system prompt), lessons and their A/B figures, the trader's facts, and the chat "
+        "coach with its tools. Authenticate with `Authorization: Token <token>` from "
         "`POST /api/v1/auth/token/` or `manage.py issue_token USERNAME`."
     ),
+    # Two fields named `mode` (a deployment's and a chat turn's) need distinct enum names.
+    "ENUM_NAME_OVERRIDES": {
+        "DeploymentModeEnum": "ledger.models.DeploymentMode",
+        "ChatModeEnum": "chatmemory.prompt.MODES",
+    },
     "VERSION": "1.0.0",
     # 3.1 schemas are JSON Schema, so clients (and our tests) can validate responses directly.
     "OAS_VERSION": "3.1.0",
