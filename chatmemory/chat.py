@@ -109,7 +109,9 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
             return ChatReply(
                 reply, tuple(calls), response.model, response.stop_reason, input_tokens, output_tokens, system.segments
             )
-        conversation.append({"role": "assistant", "content": [block.model_dump() for block in response.content]})
+        conversation.append(
+            {"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in response.content]}
+        )
         results = []
         for use in uses:
             try:

@@ -12,22 +12,11 @@ from playwright import sync_api
 from agentcontext.preview import PLACEHOLDER_LESSONS_SEGMENT
 from tests.agentcontext.test_preview_page import deployment, traded  # noqa: F401 (fixtures)
 from tests.factories import PASSWORD
-from tests.ledger.test_pages_browser import browser, log_in, page, path_of  # noqa: F401 (fixtures)
+from tests.ledger.test_pages_browser import browser, console_errors, log_in, page, path_of  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 
 SCREENSHOT = "/tmp/preview.png"
-
-
-@pytest.fixture
-def console_errors(page):  # noqa: F811
-    """Every console error and uncaught exception on the page (the site has no favicon: the browser's
-    own request for one is answered here, so any other failed load still counts)."""
-    page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    return errors
 
 
 def api_context(page, deployment) -> dict:  # noqa: F811

@@ -60,6 +60,21 @@ def test_a_round_trip_where_the_model_remembers_then_answers(owner_api, owner, s
     assert [tool["name"] for tool in first["body"]["tools"]] == list(TOOLS)
     assert first["body"]["messages"] == ASK["messages"]
     assert MODE_ADDENDA["coach"] in first["body"]["system"]  # the default mode
+    # the conversation sent back: the trader's message, the model's tool call as it made it, the result
+    assert second["body"]["messages"][:2] == [
+        ASK["messages"][0],
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "remember",
+                    "input": {"fact": "Never uses more than 3x leverage.", "topic": "risk", "confidence": "asserted"},
+                }
+            ],
+        },
+    ]
     # the tool's result went back to the model as a tool_result for the same tool_use id
     tool_results = second["body"]["messages"][-1]["content"]
     assert tool_results[0]["type"] == "tool_result" and tool_results[0]["tool_use_id"] == "toolu_1"

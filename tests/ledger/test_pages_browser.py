@@ -64,6 +64,17 @@ def page(browser, live_server):
     context.close()
 
 
+@pytest.fixture
+def console_errors(page):
+    """Every console error and uncaught exception on the page (the site has no favicon: the browser's
+    own request for one is answered here, so any other failed load still counts)."""
+    page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
 def path_of(page) -> str:
     return urlsplit(page.url).path
 

@@ -14,6 +14,7 @@ from reflection import services
 from reflection.core import ReflectionFailed, ReflectionInput, build_reflection_system_prompt
 from reflection.engines import AnthropicReflectionEngine, cost_usd, default_engine
 from reflection.models import NoteStatus, ReflectionNote
+from tests.anthropic_stub import text_message
 from tests.factories import DeploymentFactory
 from tests.reflection.support import RoundTrip, trades
 
@@ -22,16 +23,7 @@ FAST_RETRY = {"retry-after-ms": "1"}  # the SDK honours it: retries without the 
 
 
 def message(text: str = LESSONS, model: str = "claude-haiku-4-5-20251001") -> dict:
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1200, "output_tokens": 300},
-    }
+    return text_message(text, model=model, input_tokens=1200, output_tokens=300)
 
 
 def error(status: int, kind: str) -> httpx2.Response:

@@ -10,23 +10,12 @@ from django.urls import reverse
 from playwright import sync_api
 
 from tests.factories import PASSWORD
-from tests.ledger.test_pages_browser import browser, log_in, page, path_of  # noqa: F401 (fixtures)
+from tests.ledger.test_pages_browser import browser, console_errors, log_in, page, path_of  # noqa: F401 (fixtures)
 from tests.reflection.test_lessons_page import HASH_C, lessons, skill  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 
 SCREENSHOT = "/tmp/lessons.png"
-
-
-@pytest.fixture
-def console_errors(page):  # noqa: F811
-    """Every console error and uncaught exception on the page (the site has no favicon: the browser's
-    own request for one is answered here, so any other failed load still counts)."""
-    page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    return errors
 
 
 def test_it_draws_the_ab_chart_and_filters_by_version_in_place(page, console_errors, owner, lessons):  # noqa: F811
