@@ -43,6 +43,8 @@ REDIS_URL = validate_redis_url(env_str("REDIS_URL") or embedded.redis_url(DATA_D
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
+# Analyst memory retrieval gives up after this long and degrades to empty memory (the seed's 5 s).
+SIGNALS_QUERY_TIMEOUT_MS = 5000
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -62,6 +64,7 @@ INSTALLED_APPS = [
     "reflection",
     "chatmemory",
     "agentcontext",
+    "signals",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,55 @@
+"""Staff views of analyst memory: markets, signals, evolution events and the retrieval audit log."""
+
+from django.contrib import admin
+
+from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Signals come from agents and audits from retrievals: staff read them, never edit."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Market)
+class MarketAdmin(ReadOnlyAdmin):
+    list_display = ["id", "condition_id", "question", "owner", "created_at"]
+    search_fields = ["=id", "condition_id", "question", "owner__username"]
+    list_select_related = ["owner"]
+
+
+@admin.register(AgentSignal)
+class AgentSignalAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "agent_name", "agent_type", "market", "direction", "fair_probability", "confidence"]
+    list_filter = ["direction", "agent_type"]
+    search_fields = ["agent_name", "=market__id", "market__condition_id", "owner__username"]
+    list_select_related = ["market"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(SignalEvolutionEvent)
+class SignalEvolutionEventAdmin(ReadOnlyAdmin):
+    list_display = ["timestamp", "agent_name", "market", "type", "magnitude", "description"]
+    list_filter = ["type"]
+    search_fields = ["agent_name", "=market__id", "owner__username"]
+    list_select_related = ["market"]
+    date_hierarchy = "timestamp"
+
+
+@admin.register(MemoryRetrievalAudit)
+class MemoryRetrievalAuditAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at", "market", "success", "error_type", "agents_with_history", "retry_attempts",
+        "invalid_rows_skipped", "duration_ms",
+    ]  # fmt: skip
+    list_filter = ["success", "error_type"]
+    search_fields = ["=market__id", "owner__username", "error"]
+    list_select_related = ["market"]
+    date_hierarchy = "created_at"

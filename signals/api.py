@@ -1,0 +1,106 @@
+"""REST views of analyst memory: store a signal, read each agent's memory, list evolution events."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memorysite.api import Page, paginated
+from signals import selectors, services
+from signals.memory import agent_prompt_block, format_memory_context
+from signals.serializers import (
+    EvolutionEventOutput,
+    EvolutionQuery,
+    MarketOutput,
+    MemoryOutput,
+    MemoryQuery,
+    SignalCreated,
+    SignalInput,
+)
+
+_ERRORS = {
+    400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
+    401: OpenApiResponse(description="Missing or invalid token."),
+    404: OpenApiResponse(description="No such market among yours."),
+}
+
+
+class SignalCreateView(APIView):
+    @extend_schema(
+        request=SignalInput,
+        responses={201: SignalCreated, **_ERRORS},
+        summary="Store an agent's signal (the market is created by condition_id on first sight)",
+        description="Returns the evolution events the signal shows against the agent's previous signal on "
+        "the market: direction_change, probability_shift (> 10 points), confidence_change (> 0.2), "
+        "reasoning_evolution (key-driver overlap < 50%).",
+        tags=["signals"],
+    )
+    def post(self, request):
+        data = SignalInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        signal, events = services.signal_store(owner=request.user, **data.validated_data)
+        body = {"id": signal.pk, "market_id": signal.market_id, "evolution_events": events}
+        return Response(SignalCreated(body).data, status=status.HTTP_201_CREATED)
+
+
+class MarketListView(APIView):
+    pagination_class = Page
+
+    @extend_schema(responses={200: MarketOutput(many=True), **_ERRORS}, summary="Your markets", tags=["signals"])
+    def get(self, request):
+        return paginated(self, selectors.market_list(user=request.user), MarketOutput)
+
+
+class MarketMemoryView(APIView):
+    @extend_schema(
+        parameters=[MemoryQuery],
+        responses={200: MemoryOutput, **_ERRORS},
+        summary="Each named agent's own latest signals on the market, formatted for its prompt",
+        description="One database round trip for all agents. Database trouble never fails the request: "
+        "every agent gets empty memory and `degraded` is true (the retrieval is audited either way).",
+        tags=["signals"],
+    )
+    def get(self, request, market_id: int):
+        market = selectors.market_get(user=request.user, market_id=market_id)
+        query = MemoryQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        options = query.validated_data
+        outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
+        now = timezone.now()
+        agents = {}
+        for name, memory in outcome.memories.items():
+            formatted = format_memory_context(
+                memory,
+                now=now,
+                max_length=options["max_length"],
+                include_metadata=options["include_metadata"],
+                date_format=options["date_format"],
+            )
+            agents[name] = {
+                "signals": memory.historical_signals,
+                "text": formatted.text,
+                "prompt": agent_prompt_block(formatted),
+                "signal_count": formatted.signal_count,
+                "truncated": formatted.truncated,
+            }
+        return Response(MemoryOutput({"agents": agents, "degraded": not outcome.success}).data)
+
+
+class MarketEvolutionView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[EvolutionQuery],
+        responses={200: EvolutionEventOutput(many=True), **_ERRORS},
+        summary="The evolution events detected on the market, newest first (optionally one agent's)",
+        tags=["signals"],
+    )
+    def get(self, request, market_id: int):
+        market = selectors.market_get(user=request.user, market_id=market_id)
+        query = EvolutionQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        events = selectors.evolution_list(market=market, agent=query.validated_data.get("agent"))
+        return paginated(self, events, EvolutionEventOutput)

@@ -1,0 +1,206 @@
+"""Reads of analyst memory: one round trip for every agent's latest signals on a market, degrading
+to empty memory (never an exception) when the database errors, times out or refuses connections.
+
+Error policy (seed, "Error Handling"): a timeout (``SIGNALS_QUERY_TIMEOUT_MS``, 5 s) is not retried;
+a rate limit (PostgreSQL refusing connections: too many clients) is retried with exponential
+backoff up to 3 times; another connection error is retried once after 1 s; a query error is not
+retried; rows failing validation are skipped. Every outcome is returned typed, for the audit log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import psycopg.errors
+from django.conf import settings
+from django.db import DatabaseError, OperationalError, connection, transaction
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+
+from signals.memory import MAX_SIGNALS, AgentMemoryContext, signal_from_row
+from signals.models import AgentSignal, Market, RetrievalErrorType, SignalEvolutionEvent
+
+logger = logging.getLogger(__name__)
+
+RATE_LIMIT_RETRIES = 3
+RATE_LIMIT_BACKOFF_S = 0.25  # 0.25, 0.5, 1 s
+CONNECTION_RETRY_DELAY_S = 1.0
+
+# The latest `limit` signals of each named agent on one market, in one statement: one index range
+# scan (signal_latest) per agent, whatever the size of the table.
+_LATEST_PER_AGENT = """
+    SELECT s.agent_name, s.market_id, s.created_at, s.direction, s.fair_probability, s.confidence,
+           s.key_drivers, s.metadata
+    FROM unnest(%s::text[]) AS a(name)
+    CROSS JOIN LATERAL (
+        SELECT agent_name, market_id, created_at, direction, fair_probability, confidence, key_drivers, metadata
+        FROM agent_signals
+        WHERE market_id = %s AND owner_id = %s AND agent_name = a.name
+        ORDER BY created_at DESC, id DESC
+        LIMIT %s
+    ) AS s
+"""
+
+
+def market_list(*, user) -> QuerySet[Market]:
+    return Market.objects.owned_by(user).order_by("-created_at", "-id")
+
+
+def market_get(*, user, market_id: int) -> Market:
+    return get_object_or_404(Market.objects.owned_by(user), pk=market_id)
+
+
+def evolution_list(*, market: Market, agent: str | None = None) -> QuerySet[SignalEvolutionEvent]:
+    events = SignalEvolutionEvent.objects.filter(market=market)
+    if agent:
+        events = events.filter(agent_name=agent)
+    return events.order_by("-timestamp", "-id")
+
+
+def signal_timeline(*, market: Market, limit_per_agent: int = 500) -> dict[str, list[AgentSignal]]:
+    """Every agent's signals on the market, oldest first (for the market page's charts)."""
+    timeline: dict[str, list[AgentSignal]] = {}
+    for signal in AgentSignal.objects.filter(market=market).order_by("agent_name", "created_at", "id"):
+        rows = timeline.setdefault(signal.agent_name, [])
+        if len(rows) < limit_per_agent:
+            rows.append(signal)
+    return timeline
+
+
+@dataclass
+class RetrievalOutcome:
+    success: bool = True
+    error_type: str = ""
+    error: str = ""
+    retry_attempts: int = 0
+    invalid_rows_skipped: int = 0
+    duration_ms: float = 0.0
+    agents_with_history: int = 0
+    memories: dict[str, AgentMemoryContext] = field(default_factory=dict)
+
+
+def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit: int = 3) -> RetrievalOutcome:
+    """Each named agent's own latest signals (newest first, at most MAX_SIGNALS) on the market.
+
+    One statement for all agents. Never raises for database trouble: the outcome says what went
+    wrong and every agent gets empty memory (Property 10)."""
+    started = time.perf_counter()
+    names = list(dict.fromkeys(agent_names))  # unique, in the order asked
+    outcome = RetrievalOutcome()
+    rows: list[tuple] = []
+    while True:
+        try:
+            rows = _query(market, names, min(limit, MAX_SIGNALS))
+            break
+        except DatabaseError as exc:
+            error_type = _classify(exc)
+            if error_type == RetrievalErrorType.RATE_LIMIT and outcome.retry_attempts < RATE_LIMIT_RETRIES:
+                time.sleep(RATE_LIMIT_BACKOFF_S * 2**outcome.retry_attempts)
+            elif error_type == RetrievalErrorType.CONNECTION and outcome.retry_attempts < 1:
+                time.sleep(CONNECTION_RETRY_DELAY_S)
+            else:
+                outcome.success, outcome.error_type, outcome.error = False, error_type, _one_line(exc)
+                logger.warning(
+                    "memory retrieval failed for market %s (%s after %s retries): %s",
+                    market.pk,
+                    error_type,
+                    outcome.retry_attempts,
+                    outcome.error,
+                )
+                rows = []
+                break
+            outcome.retry_attempts += 1
+    by_agent: dict[str, list] = {name: [] for name in names}
+    for agent_name, market_id, created_at, direction, probability, confidence, drivers, metadata in rows:
+        signal = signal_from_row(
+            {
+                "agent_name": agent_name,
+                "market_id": str(market_id),
+                "created_at": created_at,
+                "direction": direction,
+                "fair_probability": probability,
+                "confidence": confidence,
+                "key_drivers": _json(drivers),
+                "metadata": _json(metadata),
+            }
+        )
+        if signal is None:
+            outcome.invalid_rows_skipped += 1
+            continue
+        by_agent[agent_name].append(signal)
+    if outcome.invalid_rows_skipped:
+        logger.warning(
+            "memory retrieval for market %s skipped %s invalid rows", market.pk, outcome.invalid_rows_skipped
+        )
+    outcome.memories = {
+        name: AgentMemoryContext(agent_name=name, market_id=str(market.pk), historical_signals=tuple(signals))
+        for name, signals in by_agent.items()
+    }
+    outcome.agents_with_history = sum(1 for memory in outcome.memories.values() if memory.has_history)
+    outcome.duration_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def _query(market: Market, names: list[str], limit: int) -> list[tuple]:
+    if not names:
+        return []
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = %s", [int(settings.SIGNALS_QUERY_TIMEOUT_MS)])
+        cursor.execute(_LATEST_PER_AGENT, [names, market.pk, market.owner_id, limit])
+        return cursor.fetchall()
+
+
+def _classify(exc: DatabaseError) -> str:
+    cause = exc.__cause__
+    if isinstance(cause, psycopg.errors.QueryCanceled):
+        return RetrievalErrorType.TIMEOUT
+    if isinstance(cause, psycopg.errors.TooManyConnections | psycopg.errors.ConfigurationLimitExceeded):
+        return RetrievalErrorType.RATE_LIMIT
+    if isinstance(exc, OperationalError):
+        return RetrievalErrorType.CONNECTION
+    return RetrievalErrorType.QUERY
+
+
+def _json(value):
+    """A jsonb column from a raw cursor arrives as text (Django leaves JSON decoding to its fields)."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None  # corrupt: the row fails validation and is skipped
+    return value
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:500]
+
+
+# --- Pages (/markets/): the market list with its counts in one statement --------------------------
+
+
+def market_list_with_counts(*, user) -> QuerySet[Market]:
+    """The trader's markets, newest first, each annotated with signal_count, agent_names (sorted),
+    last_signal_at and event_count: correlated subqueries, so one statement whatever the page size
+    (no join fan-out between signals and events)."""
+    from django.contrib.postgres.aggregates import ArrayAgg
+    from django.db.models import Count, Max, OuterRef, Subquery
+    from django.db.models.functions import Coalesce
+
+    signals = AgentSignal.objects.filter(market=OuterRef("pk")).order_by().values("market")
+    events = SignalEvolutionEvent.objects.filter(market=OuterRef("pk")).order_by().values("market")
+    return (
+        Market.objects.owned_by(user)
+        .annotate(
+            signal_count=Coalesce(Subquery(signals.annotate(n=Count("pk")).values("n")), 0),
+            agent_names=Subquery(
+                signals.annotate(names=ArrayAgg("agent_name", distinct=True, order_by="agent_name")).values("names")
+            ),
+            last_signal_at=Subquery(signals.annotate(last=Max("created_at")).values("last")),
+            event_count=Coalesce(Subquery(events.annotate(n=Count("pk")).values("n")), 0),
+        )
+        .order_by("-created_at", "-id")
+    )

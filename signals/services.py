@@ -1,0 +1,149 @@
+"""Writes of analyst memory: storing a signal (and the evolution it shows), auditing retrievals."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from decimal import Decimal
+
+from django.db import DatabaseError, IntegrityError, transaction
+
+from signals import selectors
+from signals.memory import EvolutionEvent, NewSignal, signal_from_row, track_evolution
+from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
+
+logger = logging.getLogger(__name__)
+
+
+def market_for_condition(*, owner, condition_id: str, question: str = "") -> Market:
+    """The trader's market for this condition id, created on first sight (race-safe)."""
+    market = Market.objects.filter(owner=owner, condition_id=condition_id).first()
+    if market is not None:
+        if question and not market.question:
+            market.question = question
+            market.save(update_fields=["question"])
+        return market
+    try:
+        with transaction.atomic():
+            return Market.objects.create(owner=owner, condition_id=condition_id, question=question)
+    except IntegrityError:  # a concurrent first signal created it
+        return Market.objects.get(owner=owner, condition_id=condition_id)
+
+
+@transaction.atomic
+def signal_store(
+    *,
+    owner,
+    condition_id: str,
+    agent_name: str,
+    agent_type: str,
+    direction: str,
+    fair_probability: Decimal,
+    confidence: Decimal,
+    key_drivers: Sequence[str],
+    metadata: dict,
+    recommendation_id=None,
+    question: str = "",
+    now: dt.datetime | None = None,
+) -> tuple[AgentSignal, list[SignalEvolutionEvent]]:
+    """Store one signal and the evolution events it shows against the agent's previous signal on
+    the market (Property 12: every new signal is compared). The market row lock serialises signals
+    of one market, so each is compared with the one stored just before it."""
+    market = market_for_condition(owner=owner, condition_id=condition_id, question=question)
+    Market.objects.select_for_update().filter(pk=market.pk).get()
+    previous = [
+        row
+        for row in (
+            signal_from_row(
+                {
+                    "agent_name": prior.agent_name,
+                    "market_id": str(market.pk),
+                    "created_at": prior.created_at,
+                    "direction": prior.direction,
+                    "fair_probability": prior.fair_probability,
+                    "confidence": prior.confidence,
+                    "key_drivers": prior.key_drivers,
+                    "metadata": prior.metadata,
+                }
+            )
+            for prior in AgentSignal.objects.filter(market=market, agent_name=agent_name).order_by(
+                "-created_at", "-id"
+            )[:1]
+        )
+        if row is not None
+    ]
+    signal = AgentSignal(
+        owner=owner,
+        market=market,
+        agent_name=agent_name,
+        agent_type=agent_type,
+        direction=direction,
+        fair_probability=fair_probability,
+        confidence=confidence,
+        key_drivers=list(key_drivers),
+        metadata=metadata,
+        recommendation_id=recommendation_id,
+    )
+    signal.save(force_insert=True)
+    if now is not None:  # tests and imports of historical signals pin the time
+        AgentSignal.objects.filter(pk=signal.pk).update(created_at=now)
+        signal.created_at = now
+    new = NewSignal(
+        agent_name=agent_name,
+        direction=direction,
+        fair_probability=fair_probability,
+        confidence=confidence,
+        key_drivers=tuple(key_drivers),
+        timestamp=signal.created_at,
+    )
+    events = [
+        _event_row(owner, market, signal, event) for event in track_evolution(new, previous, market_id=str(market.pk))
+    ]
+    SignalEvolutionEvent.objects.bulk_create(events)
+    return signal, events
+
+
+def _event_row(owner, market: Market, signal: AgentSignal, event: EvolutionEvent) -> SignalEvolutionEvent:
+    return SignalEvolutionEvent(
+        owner=owner,
+        market=market,
+        signal=signal,
+        agent_name=event.agent_name,
+        type=event.type,
+        previous_value=_json(event.previous_value),
+        current_value=_json(event.current_value),
+        magnitude=event.magnitude,
+        description=event.description,
+        timestamp=event.timestamp,
+    )
+
+
+def _json(value):
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def memory_for_agents(*, market: Market, agent_names: Sequence[str], limit: int) -> selectors.RetrievalOutcome:
+    """The agents' memories, with the seed's audit record (success or failure, agents with history,
+    duration). An audit that cannot be written (the database is down) is logged, never raised."""
+    outcome = selectors.get_all_agent_memories(market=market, agent_names=agent_names, limit=limit)
+    try:
+        MemoryRetrievalAudit.objects.create(
+            owner_id=market.owner_id,
+            market=market,
+            agents=list(dict.fromkeys(agent_names)),
+            agents_with_history=outcome.agents_with_history,
+            success=outcome.success,
+            error_type=outcome.error_type,
+            error=outcome.error,
+            retry_attempts=outcome.retry_attempts,
+            invalid_rows_skipped=outcome.invalid_rows_skipped,
+            duration_ms=Decimal(f"{outcome.duration_ms:.3f}"),
+        )
+    except DatabaseError:
+        logger.warning("memory retrieval audit for market %s not written", market.pk, exc_info=True)
+    return outcome
