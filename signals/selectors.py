@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import psycopg.errors
 from django.conf import settings
 from django.db import DatabaseError, OperationalError, connection, transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 
 from signals.memory import MAX_SIGNALS, AgentMemoryContext, signal_from_row
@@ -62,12 +63,18 @@ def evolution_list(*, market: Market, agent: str | None = None) -> QuerySet[Sign
 
 
 def signal_timeline(*, market: Market, limit_per_agent: int = 500) -> dict[str, list[AgentSignal]]:
-    """Every agent's signals on the market, oldest first (for the market page's charts)."""
+    """Every agent's latest `limit_per_agent` signals on the market, oldest first (the market page)."""
+    ranked = (
+        AgentSignal.objects.filter(market=market)
+        .annotate(
+            rank=Window(RowNumber(), partition_by=[F("agent_name")], order_by=[F("created_at").desc(), F("id").desc()])
+        )
+        .filter(rank__lte=limit_per_agent)
+        .order_by("agent_name", "created_at", "id")
+    )
     timeline: dict[str, list[AgentSignal]] = {}
-    for signal in AgentSignal.objects.filter(market=market).order_by("agent_name", "created_at", "id"):
-        rows = timeline.setdefault(signal.agent_name, [])
-        if len(rows) < limit_per_agent:
-            rows.append(signal)
+    for signal in ranked:
+        timeline.setdefault(signal.agent_name, []).append(signal)
     return timeline
 
 

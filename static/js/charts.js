@@ -1,5 +1,5 @@
 /*
- * Small inline-SVG charts for the trader pages (trade journal, lessons): no library, no network.
+ * Small inline-SVG charts for the trader pages (trade journal, lessons, markets): no library, no network.
  *
  * A chart is an element with data-chart="line" or data-chart="bars", data-chart-source (the id of a
  * <script type="application/json"> island written by Django's json_script) and data-chart-key (the
@@ -10,6 +10,10 @@
  *   revision-bars: [{"label": "3f9a0c1d2e4b5a67", "n": 4, "avg": 2.5, "kind": "revision"}, ...]
  *     average realized PnL per lessons revision; "avg" is null when n is 0 ("no trades yet", no bar);
  *     kind "none" marks the no-lessons row.
+ *   signal-lines: [{"t": epoch_ms, "p": 62.5, "c": 80, "direction": "YES",
+ *                   "events": [{"type": "probability_shift", "description": "..."}]}, ...] in time order
+ *     one agent's fair probability and confidence (percent, 0–100) per signal, with the evolution
+ *     events detected at that signal marked at its time (the market page; the key is the agent name).
  *
  * Charts in content that htmx swaps in are drawn on htmx:load.
  */
@@ -255,7 +259,95 @@
     container.replaceChildren(svg);
   }
 
-  var DRAW = { line: drawLine, bars: drawBars, "revision-bars": drawRevisionBars };
+  function percent(value) {
+    return (+value.toFixed(2)) + "%";
+  }
+
+  // One agent's signals on a market: fair probability and confidence (0–100%) over time, two lines
+  // with a dot per signal, and a marker at the time of each signal where evolution events were detected.
+  function drawSignalLines(container, points) {
+    if (!points.length) return showEmpty(container, "No signals yet.");
+    var width = Math.max(Math.round(container.clientWidth) || 0, 320);
+    // A band above the plot holds the event markers: one row per event detected at the same signal.
+    var stacked = points.reduce(function (most, point) { return Math.max(most, (point.events || []).length); }, 0);
+    var margin = { top: 12 + Math.max(stacked, 1) * 12, right: 18, bottom: 30, left: 44 };
+    var height = 220 + margin.top;
+    var plotWidth = width - margin.left - margin.right;
+    var plotHeight = height - margin.top - margin.bottom;
+
+    var start = points[0].t;
+    var end = points[points.length - 1].t;
+    if (start === end) {
+      start -= 3600e3;
+      end += 3600e3;
+    }
+    var x = function (t) { return margin.left + ((t - start) / (end - start)) * plotWidth; };
+    var y = function (v) { return margin.top + ((100 - v) / 100) * plotHeight; };
+
+    var eventCount = points.reduce(function (sum, point) { return sum + (point.events || []).length; }, 0);
+    var last = points[points.length - 1];
+    var label = "Fair probability and confidence, " + points.length + (points.length === 1 ? " signal" : " signals") +
+      " from " + utc(points[0].t) + " to " + utc(last.t) + " UTC, " + eventCount +
+      (eventCount === 1 ? " evolution event" : " evolution events") + "; latest " + percent(last.p) +
+      " fair probability at " + percent(last.c) + " confidence";
+    var svg = newSvg(width, height, label);
+
+    var grid = svgElement("g", { class: "grid-lines" });
+    [0, 25, 50, 75, 100].forEach(function (value) {
+      grid.appendChild(svgElement("line", { x1: margin.left, x2: width - margin.right, y1: y(value), y2: y(value) }));
+      grid.appendChild(svgElement("text", {
+        x: margin.left - 8, y: y(value), "text-anchor": "end", "dominant-baseline": "middle", class: "axis-label",
+      }, value + "%"));
+    });
+    svg.appendChild(grid);
+
+    // Event markers first, under the lines: a guide at the signal's time, one dot per event above the plot.
+    var markers = svgElement("g", { class: "event-markers" });
+    points.forEach(function (point) {
+      var events = point.events || [];
+      if (!events.length) return;
+      var px = x(point.t);
+      markers.appendChild(svgElement("line", {
+        x1: px, x2: px, y1: margin.top - 12 * events.length, y2: height - margin.bottom, class: "event-guide",
+      }));
+      events.forEach(function (event, index) {
+        var marker = svgElement("g", { class: "event-marker event-" + event.type, "data-type": event.type });
+        marker.appendChild(svgElement("circle", { cx: px, cy: margin.top - 8 - index * 12, r: 5 }));
+        marker.appendChild(svgElement("title", {}, utc(point.t) + " UTC: " + event.description));
+        markers.appendChild(marker);
+      });
+    });
+    svg.appendChild(markers);
+
+    [["p", "probability", "Fair probability"], ["c", "confidence", "Confidence"]].forEach(function (series) {
+      var key = series[0];
+      var path = points.map(function (point, index) {
+        return (index ? "L" : "M") + x(point.t).toFixed(1) + " " + y(point[key]).toFixed(1);
+      }).join(" ");
+      svg.appendChild(svgElement("path", { d: path, class: "line series-" + series[1], "data-series": series[1] }));
+      var dots = svgElement("g", { class: "dots series-" + series[1] });
+      points.forEach(function (point) {
+        var dot = svgElement("circle", { cx: x(point.t), cy: y(point[key]), r: 3 });
+        dot.appendChild(svgElement("title", {}, utc(point.t) + " UTC: " + series[2].toLowerCase() + " " +
+          percent(point[key]) + " (" + point.direction + ")"));
+        dots.appendChild(dot);
+      });
+      svg.appendChild(dots);
+    });
+
+    var axisY = height - margin.bottom + 18;
+    svg.appendChild(svgElement("text", { x: margin.left, y: axisY, class: "axis-label" }, utc(points[0].t)));
+    if (points.length > 1) {
+      svg.appendChild(svgElement("text", {
+        x: width - margin.right, y: axisY, "text-anchor": "end", class: "axis-label",
+      }, utc(last.t) + " UTC"));
+    }
+    container.replaceChildren(svg);
+  }
+
+  var DRAW = {
+    line: drawLine, bars: drawBars, "revision-bars": drawRevisionBars, "signal-lines": drawSignalLines,
+  };
 
   function drawAll(root) {
     if (!root || !root.querySelectorAll) return;
@@ -277,7 +369,8 @@
   }
 
   window.journalCharts = {
-    drawLine: drawLine, drawBars: drawBars, drawRevisionBars: drawRevisionBars, drawAll: drawAll,
+    drawLine: drawLine, drawBars: drawBars, drawRevisionBars: drawRevisionBars, drawSignalLines: drawSignalLines,
+    drawAll: drawAll,
   };
   // Content swapped in by htmx (the lessons page's version filter) brings undrawn charts with it.
   document.addEventListener("htmx:load", function (event) { drawAll(event.detail && event.detail.elt); });

@@ -275,3 +275,14 @@ class RetrievalProperties(HypothesisTestCase):
             got = outcome.memories[agent].historical_signals
             assert [(s.timestamp, s.key_drivers[0]) for s in got] == expected
             assert all(s.agent_name == agent for s in got)
+
+
+def test_the_timeline_keeps_each_agents_newest_signals_oldest_first(owner):
+    from signals.selectors import signal_timeline
+
+    for minute in range(5):
+        signal, _ = store(owner, minute, fair_probability=minute / 10)
+    store(owner, 9, agent_name="polling")
+    timeline = signal_timeline(market=signal.market, limit_per_agent=2)
+    assert [s.fair_probability for s in timeline["market_microstructure"]] == [Decimal("0.3"), Decimal("0.4")]
+    assert len(timeline["polling"]) == 1
