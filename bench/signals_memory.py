@@ -1,0 +1,816 @@
+"""Does the analyst memory of 4 agents on one market cost the same with 1,000,000 signals in the table as with 1,000?
+
+    .venv/bin/python bench/signals_memory.py [--rounds 2000] [--warmup 100] [--http-rounds 1000]
+                                             [--large 1000000] [--synchronous-commit on|off]
+
+Two traders, each with one measured market and the same 4 agents on it, in the one agent_signals
+table (as in production):
+
+  SMALL  1,000 signal rows: the measured market with 4 agents x 10 signals, and 960 more rows on
+         24 other markets of the trader (the measured agents and others);
+  LARGE  1,000,000 signal rows: the measured market with 4 agents x 250 signals (one every ~35 h
+         over a year), and 999,000 more on 10,000 other markets of the trader, 204 agent names,
+         spread over the same year.
+
+Signal j (0 = newest) of agent k on a measured market is a function of (k, j) alone, so both
+measured markets hold the same latest signals and render byte-identical prompts. Rows are written
+with COPY in arrival (created_at) order, every market's signals interleaved as they would arrive,
+and satisfy the CHECK constraints (probability 0..1 with 4 decimals, confidence 0..1 with 2,
+direction YES/NO/NEUTRAL, key_drivers a JSON array of 1..5 strings, metadata a JSON object); then
+VACUUM ANALYZE.
+
+Phase 1: only SMALL is seeded (the table holds 1,000 rows) and SMALL is measured alone.
+Phase 2: LARGE is seeded (the table holds 1,001,000 rows) and SMALL and LARGE are measured
+interleaved (order swapped every round); SMALL then also shows what the 1M rows of another
+trader cost it.
+
+  (a) what GET .../memory/ does, in process: services.memory_for_agents(market, 4 agents, limit=3)
+      (the retrieval: SET LOCAL statement_timeout + one LATERAL statement in a transaction, then
+      the audit INSERT) + format_memory_context and agent_prompt_block for each agent;
+  (b) the retrieval statement alone (execute + fetchall, autocommit);
+  (c) GET /api/v1/markets/{id}/memory/?agents=a,b,c,d&limit=3 to gunicorn (1 worker x 4 threads),
+      one keep-alive connection per trader, `--http-rounds` rounds (0 skips it); in phase 2 with two
+      floors in the same rounds: POST /bench/floor/insert/ (token auth + one autocommitted INSERT, the
+      cheapest API write: (c) writes its audit row too) and GET /healthz (no auth).
+
+Prints p50/p95/p99 per case, the SQL statements per call, the ratios LARGE/SMALL (goal <= 1.3;
+interleaved in phase 2, and against SMALL alone in phase 1, which is not interleaved), the
+absolute p95 of (a) and (c) against 5 ms (the seed's target is 100 ms), where the time goes (in
+(a): each statement timed by an execute wrapper, the retrieval's own duration_ms, the formatting;
+in (c): the view's steps replayed in process one by one, the whole request in process through
+Django's test client, over HTTP, the floors), and EXPLAIN (ANALYZE, BUFFERS) of the retrieval
+statement at each size (checked: an index scan on signal_latest, one loop per agent).
+
+`--synchronous-commit off` (a diagnosis, the benchmark database only) shows what the WAL flush of
+the audit INSERT costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import json
+import re
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from itertools import pairwise
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._harness import BenchError, BenchRun, Client, ms, percentile, print_table, ratio_line, run_script, token_for
+
+GOAL = 1.3
+ABSOLUTE_GOAL_MS = 5.0
+SEED_TARGET_MS = 100.0
+LIMIT = 3
+FLOOR_PATH = "/bench/floor/insert/"  # token auth + one autocommitted INSERT of a tiny row: the cheapest API write
+NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # the newest signal
+YEAR = dt.timedelta(days=365)
+MEASURED_LARGE = 250  # signals per agent on LARGE's measured market
+MEASURED_SMALL = 10  # ... on SMALL's
+MEASURED_STEP = YEAR / MEASURED_LARGE  # same schedule on both: signal j is j steps before NOW
+SMALL_TOTAL, SMALL_MARKETS = 1_000, 24
+LARGE_MARKETS = 10_000
+AGENTS = ("polling_analyst", "news_sentiment", "base_rate_analyst", "orderbook_flow")
+AGENT_TYPES = {"polling_analyst": "polling", "news_sentiment": "news", "base_rate_analyst": "statistical"}
+OTHER_AGENT_BASES = (
+    "polling", "news", "base_rate", "orderbook", "sentiment", "expert_panel", "superforecaster", "macro", "legal",
+    "weather",
+)  # fmt: skip
+OTHER_AGENTS = tuple(f"{base}_analyst_v{n}" for base in OTHER_AGENT_BASES for n in range(1, 21))  # 200 names
+DIRECTIONS = ("YES", "NO", "NEUTRAL")
+DRIVERS = (
+    "Incumbent leads the last five national polls by 3-6 points",
+    "Polling averages tightened after the second debate",
+    "Early-vote turnout in the swing counties is above 2020 levels",
+    "Major outlet reports a leaked draft of the ruling",
+    "Court calendar shows oral arguments moved to next month",
+    "Historical base rate for this kind of resolution is about 35%",
+    "Base rate for incumbents in comparable races is 68%",
+    "Order book is thin above 0.70: large asks absorb every push",
+    "Whale wallet accumulated 120k YES shares over the last 48 hours",
+    "Spread widened to 4 cents after the news broke",
+    "Social sentiment turned negative after the press conference",
+    "Official statement denies the reported negotiations",
+    "Forecast models moved 8 points in the last week",
+    "Prediction markets on other venues price this 5 points higher",
+    "Key witness testimony scheduled before the resolution date",
+    "Weather service raised hurricane landfall odds to 40%",
+    "Central bank minutes signal a pause in the hiking cycle",
+    "CPI print came in 0.2 points above consensus",
+    "Resolution source has a history of late updates",
+    "Candidate withdrew from two scheduled interviews",
+    "Endorsement from the state party chair announced this morning",
+    "Fundraising numbers for the quarter beat expectations by 30%",
+    "Regulatory filing deadline passed without a submission",
+    "Insider reports suggest the deal is close to signing",
+    "Volume on NO doubled in the last 24 hours",
+    "Market overreacted to a single outlier poll",
+    "Expert panel median estimate is 0.42",
+    "Legal analysts expect a narrow ruling on procedural grounds",
+    "Turnout models favour the challenger in rural districts",
+    "No credible reporting supports the rumour",
+)
+MARKET_COLUMNS = ("owner_id", "condition_id", "question", "metadata", "created_at")
+SIGNAL_COLUMNS = (
+    "id", "owner_id", "market_id", "recommendation_id", "agent_name", "agent_type", "fair_probability", "confidence",
+    "direction", "key_drivers", "metadata", "created_at",
+)  # fmt: skip
+_CREATED = SIGNAL_COLUMNS.index("created_at")
+
+
+def _mix(i: int, salt: int = 0) -> int:
+    """A cheap deterministic hash of i: fields picked from its bits do not move in lockstep."""
+    x = (i * 2654435761 + salt * 40503 + 12345) & 0xFFFFFFFF
+    x ^= x >> 15
+    return (x * 2246822519) & 0xFFFFFFFF
+
+
+# JSON texts picked by hash (1..5 drivers; a few metadata keys): realistic sizes without 1M json.dumps calls.
+DRIVER_SETS = tuple(
+    json.dumps([DRIVERS[(_mix(v, 3) >> (4 * i)) % len(DRIVERS)] for i in range(1 + _mix(v, 5) % 5)])
+    for v in range(1024)
+)
+METADATA = tuple(
+    json.dumps(
+        {
+            "model": ("claude-sonnet-5", "claude-haiku-4-5", "claude-opus-4-1")[v % 3],
+            "latency_ms": 800 + _mix(v, 9) % 9000,
+            "sources": [f"https://news.example.com/{_mix(v, s) % 100000}" for s in range(1 + v % 3)],
+            "run_id": f"run-{_mix(v, 11):08x}",
+        }
+    )
+    for v in range(256)
+)
+
+
+# -- seeding ----------------------------------------------------------------------------------------
+
+
+def _signal(owner_id: int, market_id: int, agent: str, created_at: dt.datetime, h: int, rec: bool = False) -> tuple:
+    probability = (h >> 2) % 10_001
+    confidence = (h >> 16) % 101
+    return (
+        uuid.uuid4(), owner_id, market_id, uuid.uuid4() if rec else None, agent,
+        AGENT_TYPES.get(agent, agent.split("_analyst")[0]),
+        f"{probability // 10_000}.{probability % 10_000:04d}", f"{confidence // 100}.{confidence % 100:02d}",
+        DIRECTIONS[h % 3], DRIVER_SETS[(h >> 8) % 1024], METADATA[(h >> 20) % 256], created_at,
+    )  # fmt: skip
+
+
+def _measured_rows(owner_id: int, market_id: int, per_agent: int) -> list[tuple]:
+    """Signal j (0 = newest) of agent k: a function of (k, j) alone, j steps before NOW (k * 7 minutes earlier)."""
+    rows = []
+    for k, agent in enumerate(AGENTS):
+        for j in range(per_agent):
+            h = _mix(k * 100_000 + j, salt=1)
+            created = NOW - j * MEASURED_STEP - dt.timedelta(minutes=7 * k)
+            rows.append(_signal(owner_id, market_id, agent, created, h, rec=j % 2 == 0))
+    return rows
+
+
+def _filler_rows(owner_id: int, market_ids: list[int], count: int, salt: int) -> Iterator[tuple]:
+    """`count` signals on `market_ids`, oldest first, evenly over the year before NOW; the measured agents
+    and 200 others."""
+    names = AGENTS + OTHER_AGENTS
+    step = YEAR / count
+    for i in range(count - 1, -1, -1):
+        h = _mix(i, salt)
+        yield _signal(owner_id, market_ids[h % len(market_ids)], names[(h >> 13) % len(names)], NOW - i * step, h)
+
+
+def _chronological(measured: list[tuple], filler: Iterable[tuple]) -> Iterator[tuple]:
+    """Both streams in created_at order, merged: the order in which the rows would have arrived."""
+    measured = sorted(measured, key=lambda row: row[_CREATED])
+    index = 0
+    for row in filler:
+        while index < len(measured) and measured[index][_CREATED] <= row[_CREATED]:
+            yield measured[index]
+            index += 1
+        yield row
+    yield from measured[index:]
+
+
+def _copy(table: str, columns: tuple[str, ...], rows: Iterable[tuple]) -> int:
+    from django.db import connection
+
+    n = 0
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+            n += 1
+    return n
+
+
+def _other_markets(owner_id: int, count: int, salt: int) -> list[int]:
+    from django.db import connection
+
+    def rows():
+        for i in range(count):
+            h = _mix(i, salt)
+            yield (
+                owner_id, f"0x{h:08x}{i:056x}", f"Will event #{i} resolve YES by the end of the quarter?",
+                json.dumps({"category": ("politics", "economics", "legal", "weather", "sports")[h % 5]}),
+                NOW - YEAR - dt.timedelta(hours=i % 1000),
+            )  # fmt: skip
+
+    _copy("markets", MARKET_COLUMNS, rows())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM markets WHERE owner_id = %s AND condition_id LIKE '0x%%' ORDER BY id", [owner_id]
+        )
+        return [pk for (pk,) in cursor.fetchall()]
+
+
+def seed_trader(label: str, per_agent: int, total: int, n_markets: int, salt: int) -> tuple[dict, float]:
+    """One trader: its measured market (4 agents x per_agent signals) and `total` signal rows in all."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from signals.models import Market
+
+    started = time.perf_counter()
+    username = f"bench-{label.lower()}"
+    token = token_for(username)
+    user = get_user_model().objects.get(username=username)
+    market = Market.objects.create(
+        owner=user, condition_id=f"bench-{label.lower()}-measured", question="Will the incumbent win the election?"
+    )
+    others = _other_markets(user.pk, n_markets, salt)
+    measured = _measured_rows(user.pk, market.pk, per_agent)
+    written = _copy(
+        "agent_signals",
+        SIGNAL_COLUMNS,
+        _chronological(measured, _filler_rows(user.pk, others, total - len(measured), salt)),
+    )
+    with connection.cursor() as cursor:  # what autovacuum would have done
+        for table in ("agent_signals", "markets"):
+            cursor.execute(f"VACUUM ANALYZE {table}")
+        cursor.execute("CHECKPOINT")  # the seed's dirty pages flushed now, not during the timed rounds
+    assert written == total, (written, total)
+    return {"user": user, "token": token, "market": market}, time.perf_counter() - started
+
+
+def seed_check(traders: dict[str, dict]) -> list[str]:
+    from django.db import connection
+
+    lines = []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*), pg_size_pretty(pg_total_relation_size('agent_signals')),"
+            " pg_size_pretty(pg_relation_size('signal_latest')) FROM agent_signals"
+        )
+        rows, size, index_size = cursor.fetchone()
+        lines.append(f"  agent_signals: {rows:,} rows, {size} with indexes (signal_latest {index_size})")
+        for label, t in traders.items():
+            cursor.execute(
+                "SELECT COUNT(*), COUNT(DISTINCT market_id), COUNT(DISTINCT agent_name), MIN(created_at)::date,"
+                " MAX(created_at)::date, MAX(jsonb_array_length(key_drivers)),"
+                " COUNT(*) FILTER (WHERE jsonb_typeof(metadata) <> 'object'), MIN(fair_probability),"
+                " MAX(fair_probability), MIN(confidence), MAX(confidence), COUNT(DISTINCT direction)"
+                " FROM agent_signals WHERE owner_id = %s",
+                [t["user"].pk],
+            )
+            n, markets, agents, first, last, drivers, not_object, pmin, pmax, cmin, cmax, dirs = cursor.fetchone()
+            cursor.execute(
+                "SELECT agent_name, COUNT(*) FROM agent_signals WHERE market_id = %s GROUP BY 1 ORDER BY 1",
+                [t["market"].pk],
+            )
+            per_agent = ", ".join(f"{name} {count}" for name, count in cursor.fetchall())
+            lines.append(
+                f"  {label:<5} {n:,} rows on {markets:,} markets, {agents} agent names, {first}..{last},"
+                f" probability {pmin}..{pmax}, confidence {cmin}..{cmax}, {dirs} directions, <= {drivers} key"
+                f" drivers, {not_object} non-object metadata; measured market {t['market'].pk}: {per_agent}"
+            )
+    return lines
+
+
+# -- measuring --------------------------------------------------------------------------------------
+
+
+class QueryTimer:
+    """An execute wrapper: the duration of each statement of the current call, in order."""
+
+    def __init__(self):
+        self.current: list[float] = []
+
+    def __call__(self, execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.current.append(time.perf_counter() - started)
+
+
+def interleave(calls: dict[str, Callable[[], object]], rounds: int, warmup: int, timer: QueryTimer | None = None):
+    """{label: [(seconds, returned, [seconds per statement]) per call]}; each round calls every label once,
+    the order rotated every round (two labels: swapped every pair)."""
+    labels = list(calls)
+    for _ in range(warmup):
+        for label in labels:
+            calls[label]()
+    out: dict[str, list] = {label: [] for label in labels}
+    gc.collect()
+    for round_no in range(rounds):
+        shift = round_no % len(labels)
+        for label in labels[shift:] + labels[:shift]:
+            if timer is not None:
+                timer.current = []
+            started = time.perf_counter()
+            returned = calls[label]()
+            elapsed = time.perf_counter() - started
+            out[label].append((elapsed, returned, timer.current if timer is not None else []))
+    return out
+
+
+def memory_call(market) -> Callable[[], tuple[float, float, float]]:
+    """(a): what the API view does after authentication and market_get. Returns (retrieval duration_ms as
+    seconds, memory_for_agents seconds, formatting seconds)."""
+    from django.utils import timezone
+
+    from signals.memory import agent_prompt_block, format_memory_context
+    from signals.services import memory_for_agents
+
+    def call():
+        started = time.perf_counter()
+        outcome = memory_for_agents(market=market, agent_names=AGENTS, limit=LIMIT)
+        retrieved = time.perf_counter()
+        now = timezone.now()
+        for memory in outcome.memories.values():
+            agent_prompt_block(format_memory_context(memory, now=now))
+        return outcome.duration_ms / 1000, retrieved - started, time.perf_counter() - retrieved
+
+    return call
+
+
+def statement_call(market) -> Callable[[], int]:
+    """(b): the retrieval statement alone."""
+    from django.db import connection
+
+    from signals.selectors import _LATEST_PER_AGENT
+
+    params = [list(AGENTS), market.pk, market.owner_id, LIMIT]
+
+    def call():
+        with connection.cursor() as cursor:
+            cursor.execute(_LATEST_PER_AGENT, params)
+            return len(cursor.fetchall())
+
+    return call
+
+
+VIEW_STEPS = (
+    "token authentication (SELECT authtoken_token)",
+    "market_get (SELECT markets)",
+    "MemoryQuery validation",
+    "memory_for_agents (retrieval + audit INSERT)",
+    "format_memory_context + prompt block x4",
+    "MemoryOutput(...).data (DRF serializer)",
+    "JSONRenderer().render",
+)
+
+
+def view_steps(t: dict) -> Callable[[], list[float]]:
+    """MarketMemoryView.get's steps (and the token lookup TokenAuthentication makes), replayed in process and
+    timed one by one: seconds per step, in VIEW_STEPS order. A diagnosis of (c), not the endpoint itself."""
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+    from rest_framework.renderers import JSONRenderer
+
+    from signals import selectors, services
+    from signals.memory import agent_prompt_block, format_memory_context
+    from signals.serializers import MemoryOutput, MemoryQuery
+
+    token, market_id = t["token"], t["market"].pk
+    params = {"agents": ",".join(AGENTS), "limit": str(LIMIT)}
+
+    def call():
+        marks = [time.perf_counter()]
+        user = Token.objects.select_related("user").get(key=token).user
+        marks.append(time.perf_counter())
+        market = selectors.market_get(user=user, market_id=market_id)
+        marks.append(time.perf_counter())
+        query = MemoryQuery(data=params)
+        query.is_valid(raise_exception=True)
+        options = query.validated_data
+        marks.append(time.perf_counter())
+        outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
+        marks.append(time.perf_counter())
+        now = timezone.now()
+        agents = {}
+        for name, memory in outcome.memories.items():
+            formatted = format_memory_context(
+                memory,
+                now=now,
+                max_length=options["max_length"],
+                include_metadata=options["include_metadata"],
+                date_format=options["date_format"],
+            )
+            agents[name] = {
+                "signals": memory.historical_signals,
+                "text": formatted.text,
+                "prompt": agent_prompt_block(formatted),
+                "signal_count": formatted.signal_count,
+                "truncated": formatted.truncated,
+            }
+        marks.append(time.perf_counter())
+        data = MemoryOutput({"agents": agents, "degraded": not outcome.success}).data
+        marks.append(time.perf_counter())
+        JSONRenderer().render(data)
+        marks.append(time.perf_counter())
+        return [b - a for a, b in pairwise(marks)]
+
+    return call
+
+
+def test_client_call(t: dict, path: str) -> Callable[[], int]:
+    """The whole request in process: Django's test client (middleware, DRF dispatch, the pool), no gunicorn."""
+    from django.test import Client as DjangoClient
+
+    client = DjangoClient(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Token {t['token']}")
+
+    def call():
+        response = client.get(path, secure=True)
+        if response.status_code != 200:
+            raise BenchError(f"GET {path} in process: HTTP {response.status_code}")
+        return response.status_code
+
+    return call
+
+
+def prompts_of(market) -> dict[str, tuple[int, bool, str]]:
+    from django.utils import timezone
+
+    from signals.memory import agent_prompt_block, format_memory_context
+    from signals.selectors import get_all_agent_memories
+
+    outcome = get_all_agent_memories(market=market, agent_names=AGENTS, limit=LIMIT)
+    out = {}
+    for name, memory in outcome.memories.items():
+        formatted = format_memory_context(memory, now=timezone.now())
+        out[name] = (len(memory.historical_signals), formatted.truncated, agent_prompt_block(formatted))
+    return out
+
+
+def captured(call: Callable[[], object]) -> list[str]:
+    """The SQL a call runs (bound, as sent: EXPLAIN can run it again)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        call()
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+def endpoint_sql(t: dict, path: str) -> list[str]:
+    """The statements GET path runs in process (Django's test client, the same settings), auth included."""
+    from django.test import Client as DjangoClient
+
+    client = DjangoClient(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Token {t['token']}")
+    return captured(lambda: client.get(path, secure=True))
+
+
+def sql_name(sql: str) -> str:
+    text = " ".join(sql.split())
+    if text.upper() in ("BEGIN", "COMMIT", "ROLLBACK"):
+        return text.upper()
+    if text.upper().startswith("SET"):
+        return "SET LOCAL"
+    if "LATERAL" in text:
+        return "SELECT agent_signals (LATERAL)"
+    if match := re.match(r'(INSERT INTO|UPDATE|DELETE FROM) "?(\w+)"?', text, re.I):
+        return f"{match.group(1).split()[0].upper()} {match.group(2)}"
+    match = re.search(r'\bFROM "?(\w+)"?', text)
+    return f"SELECT {match.group(1)}" if match else text.split()[0]
+
+
+def explain(sql: str) -> list[str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def plan_verdict(plan: list[str]) -> str:
+    """Index scans on signal_latest, one loop per agent, and nothing else touching agent_signals."""
+    scans = [line for line in plan if re.search(r"Scan.* on agent_signals", line)]
+    good = [line for line in scans if "Index Scan using signal_latest" in line and f"loops={len(AGENTS)})" in line]
+    ok = len(scans) == 1 and len(good) == 1
+    ms_ = next((line.split(":")[1].strip() for line in plan if line.startswith("Execution Time")), "?")
+    return f"{'ok' if ok else 'NOT'}: index scan on signal_latest x{len(AGENTS)} loops, executed in {ms_}"
+
+
+def pcts(values: list[float]) -> tuple[float, float, float]:
+    return percentile(values, 50), percentile(values, 95), percentile(values, 99)
+
+
+def absolute_line(label: str, seconds: float) -> str:
+    value = seconds * 1000
+    verdict = "ok" if value < ABSOLUTE_GOAL_MS else f"MISSED by {value / ABSOLUTE_GOAL_MS:.2f}x"
+    return (
+        f"{label:<52} p95 {value:5.2f} ms   goal < {ABSOLUTE_GOAL_MS:g} ms (seed target {SEED_TARGET_MS:g} ms)"
+        f"   {verdict}"
+    )
+
+
+def http_rounds(requests: dict[str, Callable[[], float]], rounds: int, warmup: int) -> dict[str, list[float]]:
+    """{label: [seconds]}: every request once a round, the order rotated every round."""
+    for _ in range(warmup):
+        for request in requests.values():
+            request()
+    samples: dict[str, list[float]] = {label: [] for label in requests}
+    labels = list(requests)
+    for round_no in range(rounds):
+        shift = round_no % len(labels)
+        for label in labels[shift:] + labels[:shift]:
+            samples[label].append(requests[label]())
+    return samples
+
+
+def get(client: Client, path: str) -> Callable[[], float]:
+    return lambda: client.request("GET", path)[0]  # the client's own timer: send to the body's last byte
+
+
+# -- the run -------------------------------------------------------------------------------------------
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=2000, help="timed rounds per in-process case and phase")
+    parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--http-rounds", type=int, default=1000, help="timed rounds over HTTP (0: no gunicorn)")
+    parser.add_argument("--large", type=int, default=1_000_000, help="signal rows of LARGE")
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("on", "off"),
+        default="on",
+        help="diagnosis: 'off' (benchmark database only) shows what the audit INSERT's WAL flush costs",
+    )
+    args = parser.parse_args(argv)
+    total = SMALL_TOTAL + args.large
+    names = {"SMALL/1": f"SMALL, {SMALL_TOTAL:,}-row table", "SMALL/2": "SMALL", "LARGE/2": "LARGE"}
+
+    with BenchRun("signals_memory") as run:
+        from django.db import connection
+
+        if args.synchronous_commit == "off":
+            with connection.cursor() as cursor:
+                cursor.execute(f'ALTER DATABASE "{run.database}" SET synchronous_commit = off')  # gunicorn's sessions
+                cursor.execute("SET synchronous_commit = off")  # this process's
+        traders: dict[str, dict] = {}
+        traders["SMALL"], seed_s = seed_trader("SMALL", MEASURED_SMALL, SMALL_TOTAL, SMALL_MARKETS, salt=21)
+        print(f"phase 1: seeded SMALL in {seed_s:.1f}s (database {run.database}, COPY + VACUUM ANALYZE):")
+        for line in seed_check(traders):
+            print(line)
+
+        clients: dict[str, Client] = {}
+        if args.http_rounds:
+            from bench._floor_urls import FLOOR_TABLE_SQL  # Django is set up by now
+
+            with connection.cursor() as cursor:
+                cursor.execute(FLOOR_TABLE_SQL)
+            web = run.start_gunicorn(workers=1, threads=4)
+            clients = {label: Client(web.port, token_for(f"bench-{label.lower()}")) for label in ("SMALL", "LARGE")}
+        query = f"?agents={','.join(AGENTS)}&limit={LIMIT}"
+        paths = {"SMALL": f"/api/v1/markets/{traders['SMALL']['market'].pk}/memory/{query}"}
+        timer = QueryTimer()
+        results: dict[str, dict[str, list]] = {}  # "(a)/1" -> {label: [(seconds, returned, statements)]}
+        http: dict[str, dict[str, list[float]]] = {}
+        statements: dict[str, list[str]] = {}
+        plans: dict[str, list[str]] = {}
+
+        def measure(phase: str, labels: tuple[str, ...]) -> float:
+            started = time.perf_counter()
+            with connection.execute_wrapper(timer):
+                results[f"(a)/{phase}"] = interleave(
+                    {k: memory_call(traders[k]["market"]) for k in labels}, args.rounds, args.warmup, timer
+                )
+            results[f"(b)/{phase}"] = interleave(
+                {k: statement_call(traders[k]["market"]) for k in labels}, args.rounds, args.warmup
+            )
+            if clients:
+                requests = {k: get(clients[k], paths[k]) for k in labels}
+                if phase == "2":
+                    requests["healthz"] = get(clients["SMALL"], "/healthz")
+                    requests["floor"] = lambda: clients["SMALL"].request("POST", FLOOR_PATH, {"v": 1}, expect=(201,))[0]
+                http[phase] = http_rounds(requests, args.http_rounds, args.warmup)
+            for k in labels:
+                statements[f"{k}/{phase}"] = sql = captured(memory_call(traders[k]["market"]))
+                plans[f"{k}/{phase}"] = explain(next(q for q in sql if "LATERAL" in q))
+            return time.perf_counter() - started
+
+        wall = measure("1", ("SMALL",))
+        print(
+            f"  measured SMALL alone (the table holds {SMALL_TOTAL:,} rows): {args.rounds} rounds each of (a) and (b)"
+            + (f", {args.http_rounds} of (c)" if clients else "")
+            + f" after {args.warmup} warm-up rounds, {wall:.1f}s"
+        )
+
+        traders["LARGE"], seed_s = seed_trader("LARGE", MEASURED_LARGE, args.large, LARGE_MARKETS, salt=42)
+        print(f"\nphase 2: seeded LARGE in {seed_s:.1f}s (COPY + VACUUM ANALYZE); both traders share the table:")
+        for line in seed_check(traders):
+            print(line)
+        paths["LARGE"] = f"/api/v1/markets/{traders['LARGE']['market'].pk}/memory/{query}"
+
+        print(f"\noutputs (limit={LIMIT}, max_length=1000, date_format=human) and the SQL of one call:")
+        problems = []
+        prompts = {label: prompts_of(t["market"]) for label, t in traders.items()}
+        for label, by_agent in prompts.items():
+            shown = ", ".join(f"{n}{' (truncated)' if cut else ''}" for n, cut, _ in by_agent.values())
+            chars = sum(len(text) for _, _, text in by_agent.values())
+            print(f"  {label:<5} signals per agent: {shown}; 4 prompt blocks, {chars:,} chars")
+            if any(n != LIMIT for n, _, _ in by_agent.values()):
+                problems.append(f"{label}: not {LIMIT} signals per agent")
+        same = all(prompts["SMALL"][a][2] == prompts["LARGE"][a][2] for a in AGENTS)
+        print(f"  SMALL and LARGE prompt blocks byte-identical: {'yes' if same else 'NO'}")
+        if not same:
+            problems.append("SMALL and LARGE prompts differ")
+        endpoint = {label: endpoint_sql(traders[label], path) for label, path in paths.items()}
+        for label in traders:
+            sql = captured(memory_call(traders[label]["market"]))
+            print(f"  (a) {label:<5} {len(sql)} SQL: {', '.join(sql_name(q) for q in sql)}")
+            print(f"  (c) {label:<5} {len(endpoint[label])} SQL: {', '.join(sql_name(q) for q in endpoint[label])}")
+        for label, path in paths.items():
+            if clients:
+                body = json.loads(clients[label].request("GET", path)[1])
+                ok = not body["degraded"] and all(body["agents"][a]["prompt"] == prompts[label][a][2] for a in AGENTS)
+                print(f"  (c) {label:<5} GET {path}: same prompts as in process: {'yes' if ok else 'NO'}")
+                if not ok:
+                    problems.append(f"(c) {label}: prompts differ or degraded")
+
+        wall = measure("2", ("SMALL", "LARGE"))
+        steps_rounds = max(args.rounds // 2, 1)
+        steps = interleave({k: view_steps(traders[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup)
+        whole = interleave(
+            {k: test_client_call(traders[k], paths[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup
+        )
+        print(
+            f"\nphase 2: {args.rounds} rounds each of (a) and (b)"
+            + (f", {args.http_rounds} of (c) (+ two floors)" if clients else "")
+            + f", SMALL and LARGE interleaved (order rotated every round) after {args.warmup} warm-up rounds,"
+            + f" {wall:.1f}s"
+            + (
+                f"; gunicorn 1 worker x 4 threads, reconnects={sum(c.reconnects for c in clients.values())}"
+                if clients
+                else ""
+            )
+        )
+        for problem in problems:
+            print(f"  !! {problem}")
+
+        # -- the numbers --
+        titles = {"(a)": "in process", "(b)": "retrieval statement", "(c)": "HTTP"}
+        long_titles = {
+            "(a)": "memory_for_agents + format x4",
+            "(b)": "retrieval statement alone",
+            "(c)": "GET .../memory/ (gunicorn)",
+        }
+        series: dict[str, dict[str, list[float]]] = {}  # case -> {SMALL/1, SMALL/2, LARGE/2: seconds}
+        for case in ("(a)", "(b)"):
+            series[case] = {
+                f"{k}/{phase}": [s for s, _, _ in results[f"{case}/{phase}"][k]]
+                for k, phase in (("SMALL", "1"), ("SMALL", "2"), ("LARGE", "2"))
+            }
+        if clients:
+            series["(c)"] = {
+                "SMALL/1": http["1"]["SMALL"],
+                "SMALL/2": http["2"]["SMALL"],
+                "LARGE/2": http["2"]["LARGE"],
+            }
+        n_sql = {"(a)": len(statements["LARGE/2"]), "(b)": 1, "(c)": len(endpoint["LARGE"])}
+        rows = []
+        for case, by_key in series.items():
+            for key, values in by_key.items():
+                p50, p95, p99 = pcts(values)
+                rows.append(
+                    [f"{case} {long_titles[case]}", names[key], f"{SMALL_TOTAL if key == 'SMALL/1' else total:,}",
+                     ms(p50), ms(p95), ms(p99), ms(sum(values) / len(values)), n_sql[case]]
+                )  # fmt: skip
+        if clients:
+            for key, title, n in (
+                ("floor", f"(c) floor: POST {FLOOR_PATH}", "1+1 auth"),
+                ("healthz", "(c) floor: GET /healthz (no auth)", "1+Redis"),
+            ):
+                p50, p95, p99 = pcts(http["2"][key])
+                rows.append(
+                    [title, "-", f"{total:,}", ms(p50), ms(p95), ms(p99), ms(sum(http["2"][key]) / args.http_rounds), n]
+                )  # fmt: skip
+        print()
+        print_table(
+            ["case", "trader", "table rows", "p50 ms", "p95 ms", "p99 ms", "mean ms", "SQL (BEGIN/COMMIT incl.)"], rows
+        )
+
+        large_name = f"{args.large // 1000:,}k" if args.large % 1000 == 0 else f"{args.large:,}"
+        print(
+            f"\nLARGE ({large_name} rows of its own, 4 x {MEASURED_LARGE} on the market) / SMALL"
+            f" (4 x {MEASURED_SMALL} on the market), interleaved, same {total:,}-row table:"
+        )
+        for case, by_key in series.items():
+            for p, lv, sv in zip(("p50", "p95", "p99"), pcts(by_key["LARGE/2"]), pcts(by_key["SMALL/2"]), strict=True):
+                print(ratio_line(f"{case} {titles[case]} {p}", lv / sv, GOAL))
+        print(
+            f"LARGE ({total:,}-row table) / SMALL measured alone in phase 1 ({SMALL_TOTAL:,}-row table; not"
+            " interleaved, so machine drift between the phases is in it):"
+        )
+        for case, by_key in series.items():
+            for p, lv, sv in zip(("p50", "p95", "p99"), pcts(by_key["LARGE/2"]), pcts(by_key["SMALL/1"]), strict=True):
+                print(ratio_line(f"{case} {titles[case]} {p}", lv / sv, GOAL))
+        print(f"the same SMALL market, {total:,}-row / {SMALL_TOTAL:,}-row table (no goal; not interleaved):")
+        for case, by_key in series.items():
+            now_, then = pcts(by_key["SMALL/2"]), pcts(by_key["SMALL/1"])
+            print(f"{f'{case} {titles[case]} p50 / p95':<52} {now_[0] / then[0]:7.2f} / {now_[1] / then[1]:.2f}")
+
+        print("\nabsolute:")
+        for case in ("(a)", "(c)"):
+            for key in ("LARGE/2", "SMALL/2", "SMALL/1") if case in series else ():
+                print(absolute_line(f"{case} {titles[case]}, {names[key]}", percentile(series[case][key], 95)))
+
+        print(
+            "\nwhere the time goes in (a): each part's percentiles (statements timed by an execute wrapper, same calls)"
+        )
+        sql_names = [sql_name(q) for q in statements["LARGE/2"] if sql_name(q) not in ("BEGIN", "COMMIT")]
+        parts: dict[str, dict[str, list[float]]] = {}
+        for key in names:
+            label, phase = key.split("/")
+            by_part: dict[str, list[float]] = {}
+            for elapsed, (retrieval, memory, formatting), stmts in results[f"(a)/{phase}"][label]:
+                if len(stmts) != len(sql_names):
+                    continue
+                by_name = dict(zip(sql_names, stmts, strict=True))
+                read = sum(v for n, v in by_name.items() if not n.startswith("INSERT"))
+                audit = sum(v for n, v in by_name.items() if n.startswith("INSERT"))
+                by_part.setdefault("total", []).append(elapsed)
+                for n, v in by_name.items():
+                    by_part.setdefault(f"  {'BEGIN + ' if n == 'SET LOCAL' else ''}{n}", []).append(v)
+                by_part.setdefault("  retrieval: COMMIT + rows -> signals", []).append(retrieval - read)
+                by_part.setdefault("  audit: model instance + save()", []).append(memory - retrieval - audit)
+                by_part.setdefault("  format_memory_context + prompt block x4", []).append(formatting)
+            parts[key] = by_part
+        rows = []
+        for part in parts["LARGE/2"]:
+            p50 = {key: percentile(parts[key][part], 50) for key in names}
+            tail = [ms(percentile(parts[key][part], p)) for p in (95, 99) for key in ("SMALL/2", "LARGE/2")]
+            rows.append(
+                [part, ms(p50["SMALL/1"]), ms(p50["SMALL/2"]), ms(p50["LARGE/2"]),
+                 f"{p50['LARGE/2'] / p50['SMALL/2']:.2f}", *tail]
+            )  # fmt: skip
+        print_table(
+            ["part", "SMALL 1k-table p50", "SMALL p50", "LARGE p50", "L/S p50", "SMALL p95", "LARGE p95", "SMALL p99",
+             "LARGE p99"],
+            rows,
+        )  # fmt: skip
+
+        print(
+            f"\nwhere the time goes in (c): the view's steps replayed in process ({steps_rounds} interleaved rounds),"
+            " the request in process (test client), over HTTP"
+        )
+        rows = []
+        for index, step in enumerate(VIEW_STEPS):
+            v = {k: [call[1][index] for call in steps[k]] for k in steps}
+            rows.append(
+                [f"  {step}", ms(percentile(v["SMALL"], 50)), ms(percentile(v["LARGE"], 50)),
+                 ms(percentile(v["LARGE"], 95)), f"{percentile(v['LARGE'], 50) / percentile(v['SMALL'], 50):.2f}"]
+            )  # fmt: skip
+        sums = {k: [sum(call[1]) for call in steps[k]] for k in steps}
+        whole_s = {k: [call[0] for call in whole[k]] for k in whole}
+        for title, v in [
+            ("sum of the steps", sums),
+            ("whole request in process (+ middleware, DRF dispatch, pool)", whole_s),
+            *([("(c) over HTTP (+ gunicorn, socket)", http["2"])] if clients else []),
+        ]:
+            rows.append(
+                [title, ms(percentile(v["SMALL"], 50)), ms(percentile(v["LARGE"], 50)), ms(percentile(v["LARGE"], 95)),
+                 f"{percentile(v['LARGE'], 50) / percentile(v['SMALL'], 50):.2f}"]
+            )  # fmt: skip
+        if clients:
+            for key, title in (
+                ("floor", f"floor: POST {FLOOR_PATH} (auth + 1 INSERT)"),
+                ("healthz", "floor: GET /healthz"),
+            ):
+                floor = http["2"][key]
+                rows.append([title, "-", ms(percentile(floor, 50)), ms(percentile(floor, 95)), "-"])
+        print_table(["part", "SMALL p50", "LARGE p50", "LARGE p95", "L/S p50"], rows)
+
+        print("\nplans: EXPLAIN (ANALYZE, BUFFERS) of the retrieval statement as (a) sent it")
+        print(
+            "\n".join(
+                f"  {line}" for line in next(q for q in statements["LARGE/2"] if "LATERAL" in q).strip().splitlines()
+            )
+        )
+        for key in names:
+            rows_in_table = SMALL_TOTAL if key == "SMALL/1" else total
+            print(f"\n  {key.split('/')[0]}, {rows_in_table:,}-row table: {plan_verdict(plans[key])}")
+            for line in plans[key]:
+                print(f"      {line}")
+        for client in clients.values():
+            client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    run_script(main)
