@@ -286,3 +286,101 @@ def test_the_timeline_keeps_each_agents_newest_signals_oldest_first(owner):
     timeline = signal_timeline(market=signal.market, limit_per_agent=2)
     assert [s.fair_probability for s in timeline["market_microstructure"]] == [Decimal("0.3"), Decimal("0.4")]
     assert len(timeline["polling"]) == 1
+
+
+# -- Properties 5, 7, 10 and 11 --------------------------------------------------------------------------
+
+_driver = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cf", "Cs", "Zl", "Zp")), min_size=1, max_size=40
+)
+
+
+class StorageAndContextProperties(HypothesisTestCase):
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        direction=st.sampled_from(["YES", "NO", "NEUTRAL"]),
+        probability=st.decimals(min_value=0, max_value=1, places=4),
+        confidence=st.decimals(min_value=0, max_value=1, places=2),
+        drivers=st.lists(_driver.filter(str.strip), max_size=8),
+        metadata=st.dictionaries(
+            st.text(max_size=10), st.integers() | st.text(max_size=20) | st.booleans(), max_size=5
+        ),
+    )
+    def test_property_7_and_11_what_is_posted_is_what_the_agent_reads_back_in_its_prompt(
+        self, direction, probability, confidence, drivers, metadata
+    ):
+        from rest_framework.test import APIClient
+
+        owner = UserFactory()
+        api = APIClient()
+        api.force_authenticate(owner)
+        body = {
+            **SIGNAL,
+            "direction": direction,
+            "fair_probability": str(probability),
+            "confidence": str(confidence),
+            "key_drivers": drivers,
+            "metadata": metadata,
+        }
+        created = api.post("/api/v1/signals/", body, format="json")
+        assert created.status_code == 201, created.content
+        stored = AgentSignal.objects.get(pk=created.json()["id"])
+        assert (stored.direction, stored.fair_probability, stored.confidence) == (direction, probability, confidence)
+        assert (stored.key_drivers, stored.metadata) == (drivers, metadata)  # Property 7: the seed's schema as sent
+        read = api.get(
+            f"/api/v1/markets/{stored.market_id}/memory/", {"agents": SIGNAL["agent_name"], "max_length": 20_000}
+        )
+        agent = read.json()["agents"][SIGNAL["agent_name"]]
+        [signal] = agent["signals"]
+        assert (signal["direction"], signal["key_drivers"]) == (direction, drivers)
+        # Property 11: the prompt block carries the formatted memory and the instructions for using it
+        assert agent["prompt"].startswith(
+            f"## Your Previous Analysis\n\n{agent['text']}\n\n## Instructions for Using Memory Context"
+        )
+        assert f"Direction: {direction}" in agent["text"]
+
+
+@given(agents=st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=6))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.django_db
+def test_property_5_every_retrieval_is_audited_with_its_agents_and_how_many_had_history(owner, agents):
+    market = Market.objects.get_or_create(owner=owner, condition_id="0xaudit")[0]
+    if not AgentSignal.objects.filter(market=market).exists():
+        for name in ("a", "c"):
+            AgentSignal.objects.create(
+                owner=owner,
+                market=market,
+                agent_name=name,
+                agent_type="t",
+                direction="YES",
+                fair_probability=Decimal("0.5"),
+                confidence=Decimal("0.5"),
+            )
+    before = MemoryRetrievalAudit.objects.count()
+    outcome = services.memory_for_agents(market=market, agent_names=agents, limit=3)
+    audit = MemoryRetrievalAudit.objects.order_by("-created_at", "-id").first()
+    assert MemoryRetrievalAudit.objects.count() == before + 1
+    assert audit.agents == list(dict.fromkeys(agents))
+    assert audit.agents_with_history == len({"a", "c"} & set(agents)) == outcome.agents_with_history
+    assert set(outcome.memories) == set(agents) and audit.success
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), "timeout"),
+        (psycopg.errors.TooManyConnections("sorry, too many clients already"), "rate_limit"),
+        (psycopg.OperationalError("connection refused"), "connection"),
+        (psycopg.errors.UndefinedTable("relation does not exist"), "query"),
+    ],
+)
+def test_property_10_database_errors_are_classified_for_the_retry_policy(error, expected):
+    from django.db import utils
+
+    from signals.selectors import _classify
+
+    wrapper = utils.OperationalError if isinstance(error, psycopg.OperationalError) else utils.ProgrammingError
+    try:
+        raise wrapper(str(error)) from error
+    except utils.DatabaseError as wrapped:
+        assert _classify(wrapped) == expected
