@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "chatmemory",
     "agentcontext",
     "signals",
+    "research",
 ]
 
 MIDDLEWARE = [

@@ -12,6 +12,8 @@ from ledger.urls import page_urlpatterns as ledger_pages
 from memorysite.health import healthz
 from reflection.urls import api_urlpatterns as reflection_api
 from reflection.urls import page_urlpatterns as reflection_pages
+from research.urls import api_urlpatterns as research_api
+from research.urls import page_urlpatterns as research_pages
 from signals.urls import api_urlpatterns as signals_api
 from signals.urls import page_urlpatterns as signals_pages
 
@@ -26,10 +28,12 @@ urlpatterns = [
     path("api/v1/", include(reflection_api)),
     path("api/v1/", include(chatmemory_api)),
     path("api/v1/", include(signals_api)),
+    path("api/v1/", include(research_api)),
     path("api/v1/deployments/<int:deployment_id>/context/", ContextView.as_view(), name="api-context"),
     path("", include(ledger_pages)),
     path("", include(reflection_pages)),
     path("", include(chatmemory_pages)),
     path("", include(signals_pages)),
+    path("", include(research_pages)),
     path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
 ]

@@ -1,0 +1,182 @@
+"""REST views of research memory: record and check experiments, hypotheses, requests, the prompt context."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memorysite.api import Page, paginated
+from research import selectors, services
+from research.core import context_fingerprint
+from research.serializers import (
+    ContextCheckInput,
+    ContextCheckOutput,
+    ContextQuery,
+    ExperimentInput,
+    ExperimentListQuery,
+    ExperimentOutput,
+    HypothesisOutput,
+    HypothesisUpdateInput,
+    RecordedOutput,
+    RequestOutput,
+    RequestQuery,
+    ResearchContextOutput,
+    StatusQuery,
+)
+
+_ERRORS = {
+    400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
+    401: OpenApiResponse(description="Missing or invalid token."),
+    404: OpenApiResponse(description="No such object among yours."),
+}
+TAGS = ["research"]
+
+
+def _valid(serializer_class, data, **kwargs):
+    serializer = serializer_class(data=data, **kwargs)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class ExperimentCheckView(APIView):
+    @extend_schema(
+        request=ContextCheckInput,
+        responses={200: ContextCheckOutput, **_ERRORS},
+        summary="Before designing: the experiments already run with this context (same fingerprint)",
+        tags=TAGS,
+    )
+    def post(self, request):
+        context = _valid(ContextCheckInput, request.data)["context"]
+        try:
+            cleaned = services.cleaned_context(context)
+            duplicates = services.duplicates_of(owner=request.user, context=cleaned)
+        except DjangoValidationError as exc:
+            raise ValidationError(exc.message_dict) from exc
+        body = {"fingerprint": context_fingerprint(cleaned), "duplicates": duplicates}
+        return Response(ContextCheckOutput(body).data)
+
+
+class ExperimentListView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[ExperimentListQuery],
+        responses={200: ExperimentOutput(many=True), **_ERRORS},
+        summary="Your experiments, newest first, filterable by indicator, timeframe, symbol and verdict",
+        tags=TAGS,
+    )
+    def get(self, request):
+        filters = _valid(ExperimentListQuery, request.query_params.dict())
+        filters.pop("limit", None), filters.pop("offset", None)
+        return paginated(self, selectors.experiment_list(user=request.user, **filters), ExperimentOutput)
+
+    @extend_schema(
+        request=ExperimentInput,
+        responses={
+            201: RecordedOutput,
+            **_ERRORS,
+            409: OpenApiResponse(description="This context (or this id) was already recorded; names the prior ids."),
+        },
+        summary="Record an experiment (assessment as an object or the seed's markdown)",
+        description="Hypotheses and capability requests in the assessment are registered (H_###, req_###); "
+        "hypotheses named in tests_hypotheses get this experiment in tested_by and a status from its verdict "
+        "(strong_signal → validated, no_signal → refuted, weak_signal or overfit → inconclusive).",
+        tags=TAGS,
+    )
+    def post(self, request):
+        data = _valid(ExperimentInput, request.data)
+        try:
+            if "assessment_markdown" in data:
+                assessment = services.parsed_assessment(data["assessment_markdown"])
+            elif "assessment" in data:
+                assessment = services.assessment_from_fields(data["assessment"])
+            else:
+                assessment = None
+            recorded = services.experiment_record(
+                owner=request.user,
+                experiment_id=data["id"],
+                strategy_name=data["strategy_name"],
+                context=data["context"],
+                results=data["results"],
+                assessment=assessment,
+                timestamp=data.get("timestamp"),
+                source=data.get("source", ""),
+                tests_hypotheses=data["tests_hypotheses"],
+                allow_repeat=data["allow_repeat"],
+                repeat_reason=data.get("repeat_reason", ""),
+            )
+        except services.DuplicateExperiment as exc:
+            return Response({"detail": str(exc), "duplicates": exc.prior_ids}, status=status.HTTP_409_CONFLICT)
+        except DjangoValidationError as exc:
+            errors = exc.message_dict
+            if errors.get("id") == [services.EXPERIMENT_EXISTS]:
+                return Response({"detail": f"id: {services.EXPERIMENT_EXISTS}"}, status=status.HTTP_409_CONFLICT)
+            raise ValidationError(errors) from exc
+        return Response(RecordedOutput(recorded).data, status=status.HTTP_201_CREATED)
+
+
+class ExperimentDetailView(APIView):
+    @extend_schema(responses={200: ExperimentOutput, **_ERRORS}, summary="One of your experiments", tags=TAGS)
+    def get(self, request, experiment_id: str):
+        return Response(ExperimentOutput(selectors.experiment_get(user=request.user, experiment_id=experiment_id)).data)
+
+
+class HypothesisListView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[StatusQuery],
+        responses={200: HypothesisOutput(many=True), **_ERRORS},
+        summary="Your hypothesis registry",
+        tags=TAGS,
+    )
+    def get(self, request):
+        query = _valid(StatusQuery, request.query_params.dict())
+        return paginated(
+            self, selectors.hypothesis_list(user=request.user, status=query.get("status")), HypothesisOutput
+        )
+
+
+class HypothesisDetailView(APIView):
+    @extend_schema(
+        request=HypothesisUpdateInput,
+        responses={200: HypothesisOutput, **_ERRORS},
+        summary="Set a hypothesis's status (e.g. testing while an experiment runs)",
+        tags=TAGS,
+    )
+    def patch(self, request, hypothesis_id: str):
+        hypothesis = selectors.hypothesis_get(user=request.user, hypothesis_id=hypothesis_id)
+        data = _valid(HypothesisUpdateInput, request.data)
+        hypothesis = services.hypothesis_set_status(hypothesis=hypothesis, status=data["status"])
+        return Response(HypothesisOutput(hypothesis).data)
+
+
+class RequestListView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[RequestQuery],
+        responses={200: RequestOutput(many=True), **_ERRORS},
+        summary="Your capability requests (staff approve, implement or reject them in admin)",
+        tags=TAGS,
+    )
+    def get(self, request):
+        query = _valid(RequestQuery, request.query_params.dict())
+        return paginated(self, selectors.request_list(user=request.user, status=query.get("status")), RequestOutput)
+
+
+class ResearchContextView(APIView):
+    @extend_schema(
+        parameters=[ContextQuery],
+        responses={200: ResearchContextOutput, **_ERRORS},
+        summary="The research agent's '## Experiment History' and '## Open Hypotheses' blocks",
+        tags=TAGS,
+    )
+    def get(self, request):
+        n = _valid(ContextQuery, request.query_params.dict())["n"]
+        text, tokens, shown = selectors.research_context(user=request.user, n=n)
+        return Response({"text": text, "token_estimate": tokens, "experiments_shown": shown})

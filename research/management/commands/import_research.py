@@ -1,0 +1,45 @@
+"""manage.py import_research DIR --user USERNAME: load research memory from the seed's YAML files."""
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from research.yaml_io import ResearchFilesInvalid, import_research
+
+
+class Command(BaseCommand):
+    help = (
+        "Load a trader's research memory from DIR: experiments/<id>.yaml (one `experiment:` record each), "
+        "hypotheses.yaml (`hypotheses:`) and capability_requests.yaml (`requests:`), the layout "
+        "export_research writes. Every file is checked first; any problem (reported as "
+        "'<file>, <record id>, <field>: <rule>') means nothing is written. Ids already stored with the same "
+        "content are left alone, so importing the same directory again changes nothing; an id stored with "
+        "different content is a problem. Hypotheses and capability requests listed in an experiment's "
+        "assessment are linked to the registry entry with the same text and source experiment, or created "
+        "with the next H_###/req_### id."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("directory", help="research directory to read")
+        parser.add_argument("--user", required=True, help="username of the trader whose memory this is")
+
+    def handle(self, *args, directory, user, **options):
+        owner = get_user_model().objects.filter(username=user).first()
+        if owner is None:
+            raise CommandError(f"no user named {user!r}")
+        if not Path(directory).is_dir():
+            raise CommandError(f"{directory}: no such directory")
+        try:
+            summary = import_research(owner, Path(directory), progress=self._progress)
+        except ResearchFilesInvalid as exc:
+            raise CommandError(f"{directory}: {exc}") from exc
+        self.stdout.write(f"{directory} → {user}: {summary}")
+
+    def _progress(self, done: int, total: int) -> None:
+        width = 30
+        filled = width * done // total if total else width
+        self.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} experiments", ending="")
+        if done >= total:
+            self.stderr.write("")
+        self.stderr.flush()
