@@ -164,10 +164,12 @@ SPECTACULAR_SETTINGS = {
         "coach with its tools. Authenticate with `Authorization: Token <token>` from "
         "`POST /api/v1/auth/token/` or `manage.py issue_token USERNAME`."
     ),
-    # Two fields named `mode` (a deployment's and a chat turn's) need distinct enum names.
+    # Fields of the same name with different choices (mode, status) need distinct enum names.
     "ENUM_NAME_OVERRIDES": {
         "DeploymentModeEnum": "ledger.models.DeploymentMode",
         "ChatModeEnum": "chatmemory.prompt.MODES",
+        "HypothesisStatusEnum": "research.models.HYPOTHESIS_STATUSES",
+        "CapabilityRequestStatusEnum": "research.models.REQUEST_STATUSES",
     },
     "VERSION": "1.0.0",
     # 3.1 schemas are JSON Schema, so clients (and our tests) can validate responses directly.
