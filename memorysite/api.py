@@ -90,6 +90,25 @@ def reject_control_characters(value: str) -> None:
         raise serializers.ValidationError(CONTROL_CHARACTERS)
 
 
+NUL_IN_JSON = "must not contain NUL characters (\\u0000): the database cannot store them"
+
+
+def reject_nul_in_json(value) -> None:
+    """Free-form JSON (metadata, contexts, results) is stored as jsonb, which refuses \\u0000 in any
+    string or key: refuse it as input (a 400), rather than fail at the insert (a 500)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise serializers.ValidationError(NUL_IN_JSON)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
 def text(*, max_length: int, multiline: bool = False, **kwargs) -> serializers.CharField:
     """A text field with length and character rules stated in its error messages."""
     validators = [reject_control_characters]

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from memorysite.api import AwareDateTimeField, StrictSerializer, boolean, bounded_int, text
+from memorysite.api import AwareDateTimeField, StrictSerializer, boolean, bounded_int, reject_nul_in_json, text
 from research.core import DEFAULT_HISTORY, MAX_HISTORY
 from research.models import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS, CapabilityRequest, Experiment, Hypothesis
 
@@ -51,8 +51,10 @@ class ExperimentInput(StrictSerializer):
     strategy_name = text(max_length=200)
     timestamp = AwareDateTimeField(required=False)
     source = text(max_length=200, required=False, allow_blank=True)
-    context = serializers.DictField(error_messages={"not_a_dict": "must be a JSON object"})
-    results = ResultsInput(required=False, default=dict)
+    context = serializers.DictField(
+        validators=[reject_nul_in_json], error_messages={"not_a_dict": "must be a JSON object"}
+    )
+    results = ResultsInput(required=False, default=dict, validators=[reject_nul_in_json])
     assessment = AssessmentInput(required=False)
     assessment_markdown = text(max_length=20_000, multiline=True, required=False)
     tests_hypotheses = serializers.ListField(child=text(max_length=100), max_length=50, default=list)
@@ -70,7 +72,9 @@ class ExperimentInput(StrictSerializer):
 
 
 class ContextCheckInput(StrictSerializer):
-    context = serializers.DictField(error_messages={"not_a_dict": "must be a JSON object"})
+    context = serializers.DictField(
+        validators=[reject_nul_in_json], error_messages={"not_a_dict": "must be a JSON object"}
+    )
 
 
 class PriorExperiment(serializers.ModelSerializer):

@@ -4,7 +4,7 @@ from decimal import ROUND_HALF_EVEN
 
 from rest_framework import serializers
 
-from memorysite.api import StrictSerializer, bounded_int, text
+from memorysite.api import StrictSerializer, bounded_int, reject_nul_in_json, text
 from signals.memory import DATE_FORMATS, DEFAULT_LIMIT, DEFAULT_MAX_LENGTH, MAX_SIGNALS
 from signals.models import AGENT_NAME_MAX, DIRECTIONS, KEY_DRIVERS_MAX, Market, SignalEvolutionEvent
 
@@ -52,7 +52,9 @@ class SignalInput(StrictSerializer):
         default=list,
         error_messages={"max_length": f"at most {KEY_DRIVERS_MAX} key drivers"},
     )
-    metadata = serializers.DictField(default=dict, error_messages={"not_a_dict": "must be a JSON object"})
+    metadata = serializers.DictField(
+        default=dict, validators=[reject_nul_in_json], error_messages={"not_a_dict": "must be a JSON object"}
+    )
     recommendation_id = serializers.UUIDField(required=False, allow_null=True)
 
     def validate_metadata(self, value: dict) -> dict:

@@ -129,6 +129,8 @@ def test_testing_an_unknown_hypothesis_is_400_and_writes_nothing(owner_api):
         ({"context": {**CONTEXT, "indicators": []}}, "context.indicators", ""),
         ({"context": {**CONTEXT, "zigzag_threshold": 2}}, "context.zigzag_threshold", ""),
         ({"context": "RSI"}, "context", "JSON object"),
+        ({"context": {**CONTEXT, "notes": "a\u0000b"}}, "context", "NUL characters"),
+        ({"results": {"comment": {"\u0000": 1}}}, "results", "NUL characters"),
         ({"results": {"test_accuracy": 1.5}}, "results.test_accuracy", ""),
         ({"assessment": {"verdict": "great"}}, "assessment.verdict", "must be one of"),
         ({"id": "exp with spaces"}, "id", ""),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 from decimal import Decimal
 
@@ -87,6 +88,7 @@ def test_a_signal_is_stored_with_its_market_and_evolution_events(owner_api, owne
         ({"key_drivers": ["ok", "two\nlines"]}, "key_drivers.1", "single line"),
         ({"key_drivers": "ETF inflows"}, "key_drivers", "list"),
         ({"metadata": ["not", "an", "object"]}, "metadata", "must be a JSON object"),
+        ({"metadata": {"note": {"deep": ["ok", "nul\u0000here"]}}}, "metadata", "NUL characters"),
         ({"agent_name": ""}, "agent_name", "blank"),
         ({"agent_name": "evil\u202eagent"}, "agent_name", "control"),
         ({"market_id": 3}, "market_id", "unknown field"),
@@ -323,16 +325,20 @@ class StorageAndContextProperties(HypothesisTestCase):
             "metadata": metadata,
         }
         created = api.post("/api/v1/signals/", body, format="json")
+        if "\\u0000" in json.dumps(metadata):  # jsonb cannot store NUL: a 400, never a 500
+            assert created.status_code == 400 and "metadata" in created.json()["errors"], created.content
+            return
         assert created.status_code == 201, created.content
         stored = AgentSignal.objects.get(pk=created.json()["id"])
         assert (stored.direction, stored.fair_probability, stored.confidence) == (direction, probability, confidence)
-        assert (stored.key_drivers, stored.metadata) == (drivers, metadata)  # Property 7: the seed's schema as sent
+        # Property 7: stored in the seed's schema as sent (drivers are trimmed, like every text field)
+        assert (stored.key_drivers, stored.metadata) == ([d.strip() for d in drivers], metadata)
         read = api.get(
             f"/api/v1/markets/{stored.market_id}/memory/", {"agents": SIGNAL["agent_name"], "max_length": 20_000}
         )
         agent = read.json()["agents"][SIGNAL["agent_name"]]
         [signal] = agent["signals"]
-        assert (signal["direction"], signal["key_drivers"]) == (direction, drivers)
+        assert (signal["direction"], signal["key_drivers"]) == (direction, stored.key_drivers)
         # Property 11: the prompt block carries the formatted memory and the instructions for using it
         assert agent["prompt"].startswith(
             f"## Your Previous Analysis\n\n{agent['text']}\n\n## Instructions for Using Memory Context"
