@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 
+from memorysite.admin import ReadOnlyAdmin
 from research import services
 from research.models import CapabilityRequest, Experiment, Hypothesis
 
@@ -20,19 +21,6 @@ def _messages_of(exc: ValidationError) -> str:
 
 def _pretty_json(value) -> str:
     return format_html("<pre>{}</pre>", json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Written by the research agents through the API or the YAML import; the admin only shows it."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Experiment)

@@ -179,7 +179,7 @@ ELLIPSIS = "…"
 
 _UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 _TIMEFRAME = re.compile(r"[1-9][0-9]{0,3}[mhdw]")
-_KNOWN_KEYS = (
+CONTEXT_KEYS = (  # the seed's known context keys, in the seed's order
     "indicators",
     "indicator_params",
     "composition",
@@ -241,7 +241,7 @@ def clean_context(raw: Mapping) -> dict:
     if raw.get("data_range") is not None:
         cleaned["data_range"] = _short_text(raw["data_range"], "context.data_range", SHORT_TEXT_MAX_CHARS)
     for key, value in raw.items():
-        if key not in _KNOWN_KEYS:
+        if key not in CONTEXT_KEYS:
             cleaned[key] = _json_value(value, f"context.{key}", 1)
     return cleaned
 
@@ -423,8 +423,8 @@ def _json_value(value: object, field: str, depth: int) -> object:
 def context_fingerprint(context: Mapping) -> str:
     """sha256 hex of the cleaned context's canonical JSON (see the module docstring)."""
     cleaned = clean_context(context)
-    known: dict = {key: cleaned[key] for key in _KNOWN_KEYS if key in cleaned}
-    extras = {key: value for key, value in cleaned.items() if key not in _KNOWN_KEYS}
+    known: dict = {key: cleaned[key] for key in CONTEXT_KEYS if key in cleaned}
+    extras = {key: value for key, value in cleaned.items() if key not in CONTEXT_KEYS}
     if "indicators" in known:
         known["indicators"] = sorted(name.upper() for name in known["indicators"])
     if "indicator_params" in known:

@@ -35,7 +35,7 @@ from rest_framework import serializers
 
 from memorysite.api import AwareDateTimeField, StrictSerializer, flatten_errors
 from memorysite.api import text as text_field
-from research.core import ContextError, clean_context, context_fingerprint
+from research.core import CONTEXT_KEYS, ContextError, clean_context, context_fingerprint
 from research.models import (
     HYPOTHESIS_STATUSES,
     REQUEST_STATUSES,
@@ -56,18 +56,8 @@ MAX_REPORTED_PROBLEMS = 30
 # characters, so the importer takes what the markdown route can store (its whole-text limit).
 ITEM_MAX_CHARS = 20_000
 
-# The seed's key order for the free-form mappings (the database keeps keys, not their order).
-CONTEXT_KEYS = (
-    "indicators",
-    "indicator_params",
-    "composition",
-    "timeframe",
-    "symbol",
-    "zigzag_threshold",
-    "nn_architecture",
-    "training_epochs",
-    "data_range",
-)
+# The seed's key order for the free-form mappings (the database keeps keys, not their order):
+# CONTEXT_KEYS (from research.core) and
 RESULTS_KEYS = ("test_accuracy", "val_accuracy", "val_test_gap", "sharpe_ratio", "total_trades", "win_rate")
 
 NO_DIRECTORY = "no such directory"

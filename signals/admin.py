@@ -2,20 +2,8 @@
 
 from django.contrib import admin
 
+from memorysite.admin import ReadOnlyAdmin
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Signals come from agents and audits from retrievals: staff read them, never edit."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Market)
