@@ -845,8 +845,11 @@ def _natural_key(identifier: str) -> tuple:
     return tuple(int(part) if index % 2 else part for index, part in enumerate(parts))
 
 
-def format_open_hypotheses(hypotheses: Sequence[HypothesisView]) -> str:
-    """The ``## Open Hypotheses`` block: untested and testing ones, highest (newest) id first."""
+def format_open_hypotheses(hypotheses: Sequence[HypothesisView], open_total: int | None = None) -> str:
+    """The ``## Open Hypotheses`` block: untested and testing ones, highest (newest) id first.
+
+    ``open_total`` is how many open hypotheses exist when the caller passes only the newest few (a
+    database read stops at the cap); the "(k more …)" line counts from it."""
     open_ = [hypothesis for hypothesis in hypotheses if hypothesis.status in OPEN_STATUSES]
     if not open_:
         return f"{OPEN_HEADING}\n\n{NO_OPEN_HYPOTHESES}"
@@ -856,16 +859,22 @@ def format_open_hypotheses(hypotheses: Sequence[HypothesisView]) -> str:
         source = _field(hypothesis.source_experiment) if hypothesis.source_experiment is not None else ""
         provenance = f"{hypothesis.status}; from {source}" if source else hypothesis.status
         lines.append(f"- {_field(hypothesis.id) or UNKNOWN}: {_field(hypothesis.text) or UNKNOWN} ({provenance})")
-    if len(ordered) > MAX_OPEN_HYPOTHESES_SHOWN:
-        lines.append(MORE_OPEN_HYPOTHESES.format(count=len(ordered) - MAX_OPEN_HYPOTHESES_SHOWN))
+    hidden = max(open_total if open_total is not None else len(ordered), len(ordered)) - min(
+        len(ordered), MAX_OPEN_HYPOTHESES_SHOWN
+    )
+    if hidden > 0:
+        lines.append(MORE_OPEN_HYPOTHESES.format(count=hidden))
     return f"{OPEN_HEADING}\n\n" + "\n".join(lines)
 
 
 def render_research_context(
-    experiments: Sequence[ExperimentView], hypotheses: Sequence[HypothesisView], n: int = DEFAULT_HISTORY
+    experiments: Sequence[ExperimentView],
+    hypotheses: Sequence[HypothesisView],
+    n: int = DEFAULT_HISTORY,
+    open_total: int | None = None,
 ) -> tuple[str, int]:
     """Both blocks joined by one blank line, and the text's ``estimate_tokens``."""
-    text = f"{format_experiment_history(experiments, n)}\n\n{format_open_hypotheses(hypotheses)}"
+    text = f"{format_experiment_history(experiments, n)}\n\n{format_open_hypotheses(hypotheses, open_total)}"
     return text, estimate_tokens(text)
 
 

@@ -74,7 +74,15 @@ class Hypothesis(OwnedModel):
             models.CheckConstraint(condition=Q(status__in=HYPOTHESIS_STATUSES), name="hypothesis_status_valid"),
             models.CheckConstraint(condition=~Q(text=""), name="hypothesis_text_not_empty"),
         ]
-        indexes = [models.Index(fields=["owner", "status"], name="hypothesis_owner_status")]
+        indexes = [
+            models.Index(fields=["owner", "status"], name="hypothesis_owner_status"),
+            # The prompt's open hypotheses, newest first: reads 20 rows whatever the registry's size.
+            models.Index(
+                fields=["owner", "-created", "-id"],
+                condition=Q(status__in=["untested", "testing"]),
+                name="hypothesis_open_recent",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.hypothesis_id}: {self.text[:60]}"

@@ -79,6 +79,7 @@ def research_context(*, user, n: int) -> tuple[str, int, int]:
         )
         for experiment in experiments
     ]
+    open_rows = Hypothesis.objects.owned_by(user).filter(status__in=OPEN_STATUSES)
     open_hypotheses = [
         HypothesisView(
             id=hypothesis.hypothesis_id,
@@ -87,12 +88,11 @@ def research_context(*, user, n: int) -> tuple[str, int, int]:
             source_experiment=hypothesis.source_experiment.experiment_id if hypothesis.source_experiment else None,
             tested_by=(),
         )
-        for hypothesis in Hypothesis.objects.owned_by(user)
-        .filter(status__in=OPEN_STATUSES)
-        .select_related("source_experiment")
-        .order_by("-created", "-id")[:MAX_OPEN_HYPOTHESES_SHOWN]  # the newest open ones
+        for hypothesis in open_rows.prefetch_related(
+            Prefetch("source_experiment", queryset=Experiment.objects.only("experiment_id"))
+        ).order_by("-created", "-id")[:MAX_OPEN_HYPOTHESES_SHOWN]  # the newest open ones (hypothesis_open_recent)
     ]
-    text, tokens = render_research_context(views, open_hypotheses, n=n)
+    text, tokens = render_research_context(views, open_hypotheses, n=n, open_total=open_rows.count())
     return text, tokens, len(views)
 
 

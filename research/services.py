@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import IntegerField, Max
+from django.db.models.functions import Cast, Substr
 from django.utils import timezone
 
 from research.core import (
@@ -191,14 +193,11 @@ def lock_owner(owner) -> None:
 
 
 def _next_id(owner, model, field_name: str, prefix: str) -> str:
-    numbers = [
-        int(match.group(1))
-        for value in model.objects.filter(owner=owner, **{f"{field_name}__startswith": prefix}).values_list(
-            field_name, flat=True
-        )
-        if (match := re.fullmatch(rf"{re.escape(prefix)}(\d+)", value))
-    ]
-    return f"{prefix}{max(numbers, default=0) + 1:03d}"
+    """The next `<prefix>NNN` id of the trader: one aggregate over the ids of that shape."""
+    highest = model.objects.filter(
+        owner=owner, **{f"{field_name}__regex": rf"^{re.escape(prefix)}[0-9]{{1,9}}$"}
+    ).aggregate(highest=Max(Cast(Substr(field_name, len(prefix) + 1), IntegerField())))["highest"]
+    return f"{prefix}{(highest or 0) + 1:03d}"
 
 
 @transaction.atomic

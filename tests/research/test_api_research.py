@@ -198,3 +198,19 @@ def test_an_overlong_item_in_markdown_is_400_naming_the_section(owner_api):
     assert response.status_code == 400
     assert response.json()["errors"]["assessment_markdown"] == ["Observations: an item is longer than 1000 characters"]
     assert not Experiment.objects.exists()
+
+
+def test_ids_continue_after_the_highest_and_the_context_counts_hidden_open_hypotheses(owner_api, owner):
+    import datetime as dt
+
+    for number in (1, 2, 9, 10, 25):
+        Hypothesis.objects.create(owner=owner, hypothesis_id=f"H_{number:03d}", text=f"idea {number}",
+                                  created=dt.date(2025, 12, number))  # fmt: skip
+    for number in range(26, 46):
+        Hypothesis.objects.create(owner=owner, hypothesis_id=f"H_{number}", text=f"idea {number}",
+                                  created=dt.date(2026, 1, 1))  # fmt: skip
+    body = record(owner_api, "exp_a")
+    assert [h["id"] for h in body["hypotheses_created"]] == ["H_046", "H_047"]
+    text = owner_api.get("/api/v1/research/context/").json()["text"]
+    assert "(7 more open hypotheses not shown)" in text  # 27 open, 20 shown
+    assert "- H_45: idea 45 (untested)" in text and "H_001" not in text.split("## Open Hypotheses")[1]
