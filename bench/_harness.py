@@ -27,6 +27,7 @@ import atexit
 import contextlib
 import ctypes
 import fcntl
+import gc
 import http.client
 import json
 import math
@@ -37,7 +38,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -85,9 +86,176 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> Non
             print("  ".join("-" * w for w in widths))
 
 
+def pcts(values: Sequence[float]) -> tuple[float, float, float]:
+    return percentile(values, 50), percentile(values, 95), percentile(values, 99)
+
+
+def timing_cells(values: Sequence[float], ps: Sequence[float] = (50, 95, 99)) -> list[str]:
+    """The table cells of a series of seconds: each percentile of ps, then the mean, in ms."""
+    return [*(ms(percentile(values, p)) for p in ps), ms(sum(values) / len(values))]
+
+
 def ratio_line(label: str, value: float, goal: float, unit: str = "") -> str:
     verdict = "ok" if value <= goal else f"MISSED by {value / goal:.2f}x"
     return f"{label:<52} {value:7.2f}{unit}   goal <= {goal:g}{unit}   {verdict}"
+
+
+# -- measuring in process (Django set up) ----------------------------------------------------------
+
+
+def copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
+    """COPY rows into table on Django's connection; returns how many were written."""
+    from django.db import connection
+
+    n = 0
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+            n += 1
+    return n
+
+
+class QueryTimer:
+    """An execute wrapper: the duration of each statement of the current call, in order."""
+
+    def __init__(self):
+        self.current: list[float] = []
+
+    def __call__(self, execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.current.append(time.perf_counter() - started)
+
+
+def rotated(labels: Sequence[str], round_no: int) -> list[str]:
+    """The labels in round round_no's order: rotated every round (two labels: swapped every pair)."""
+    shift = round_no % len(labels)
+    return [*labels[shift:], *labels[:shift]]
+
+
+def interleave_calls(
+    calls: dict[str, Callable[[], object]],
+    rounds: int,
+    warmup: int,
+    timer: QueryTimer | None = None,
+    *,
+    keep_returned: bool = True,
+) -> dict[str, list[tuple[float, object, list[float]]]]:
+    """{label: [(seconds, returned, [seconds per statement]) per call]}; each round calls every label once, the
+    order rotated every round. returned is None unless keep_returned; the statements are [] without a timer."""
+    labels = list(calls)
+    for _ in range(warmup):
+        for label in labels:
+            calls[label]()
+    out: dict[str, list] = {label: [] for label in labels}
+    gc.collect()
+    for round_no in range(rounds):
+        for label in rotated(labels, round_no):
+            if timer is not None:
+                timer.current = []
+            started = time.perf_counter()
+            returned = calls[label]()
+            elapsed = time.perf_counter() - started
+            out[label].append(
+                (elapsed, returned if keep_returned else None, timer.current if timer is not None else [])
+            )
+    return out
+
+
+def interleave(calls: dict[str, Callable[[], object]], rounds: int, warmup: int, timer: QueryTimer | None = None):
+    """({label: [seconds per call]}, {label: [[seconds per statement] per call]}, empty without a timer); as
+    interleave_calls, the calls' results not kept."""
+    out = interleave_calls(calls, rounds, warmup, timer, keep_returned=False)
+    samples = {label: [elapsed for elapsed, _, _ in values] for label, values in out.items()}
+    per_statement = {
+        label: [stmts for _, _, stmts in values] if timer is not None else [] for label, values in out.items()
+    }
+    return samples, per_statement
+
+
+def http_rounds(requests: dict[str, Callable[[], float]], rounds: int, warmup: int) -> dict[str, list[float]]:
+    """{label: [seconds]}: every request once a round, the order rotated every round."""
+    for _ in range(warmup):
+        for request in requests.values():
+            request()
+    samples: dict[str, list[float]] = {label: [] for label in requests}
+    labels = list(requests)
+    for round_no in range(rounds):
+        for label in rotated(labels, round_no):
+            samples[label].append(requests[label]())
+    return samples
+
+
+def captured(call: Callable[[], object]) -> list[str]:
+    """The SQL a call runs (bound, as sent: EXPLAIN can run it again)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        call()
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+def endpoint_sql(token: str, method: str, path: str, body: dict | None = None) -> list[str]:
+    """The statements a request runs in process (Django's test client, the same settings), auth included."""
+    from django.test import Client as DjangoClient
+
+    client = DjangoClient(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
+    if method == "GET":
+        return captured(lambda: client.get(path, secure=True))
+    return captured(lambda: client.post(path, json.dumps(body), content_type="application/json", secure=True))
+
+
+def explain(sql: str) -> list[str]:
+    """EXPLAIN (ANALYZE, BUFFERS) of sql: the plan's lines."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def measure_cases(cases: dict[str, tuple[str, dict[str, Callable[[], object]]]], rounds: int, warmup: int):
+    """({key: interleave(calls) with a QueryTimer}, wall seconds) for cases {key: (title, {label: call})}."""
+    from django.db import connection
+
+    timer = QueryTimer()
+    results = {}
+    started = time.perf_counter()
+    with connection.execute_wrapper(timer):
+        for key, (_, calls) in cases.items():
+            results[key] = interleave(calls, rounds, warmup, timer)
+    return results, time.perf_counter() - started
+
+
+def statement_split(
+    samples: dict[str, list[float]], per_statement: dict[str, list[list[float]]], n_statements: int, goal: float
+) -> tuple[list[dict[str, list[float]]], dict[str, float], set[int]]:
+    """(per statement: {label: [seconds per call]}; {label: the call's p50 minus its statements' p50s}; the
+    statements over goal (LARGE/SMALL p50) that account for a quarter or more of the call's extra p50)."""
+    labels = list(samples)
+    totals = {label: percentile(samples[label], 50) for label in labels}
+    in_sql = dict.fromkeys(labels, 0.0)
+    by_statement, heavy = [], set()
+    for index in range(n_statements):
+        values = {label: [call[index] for call in per_statement[label]] for label in labels}
+        p = {label: percentile(values[label], 50) for label in labels}
+        for label in labels:
+            in_sql[label] += p[label]
+        extra, call_extra = p["LARGE"] - p["SMALL"], totals["LARGE"] - totals["SMALL"]
+        if p["LARGE"] / p["SMALL"] > goal and call_extra > 0 and extra >= call_extra / 4:
+            heavy.add(index)
+        by_statement.append(values)
+    return by_statement, {label: totals[label] - in_sql[label] for label in labels}, heavy
+
+
+def print_full_plan(title: str, sql: str) -> None:
+    print(f"\n  {title}: {sql}")
+    for line in explain(sql):
+        print(f"      {line}")
+    print()
 
 
 # -- ports and processes -------------------------------------------------------------------------

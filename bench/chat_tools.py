@@ -39,18 +39,33 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gc
 import json
 import re
 import sys
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._harness import BenchRun, Client, ms, percentile, print_table, ratio_line, run_script, token_for
+from bench._harness import (
+    BenchRun,
+    Client,
+    captured,
+    copy_rows,
+    explain,
+    http_rounds,
+    measure_cases,
+    ms,
+    percentile,
+    print_full_plan,
+    print_table,
+    ratio_line,
+    run_script,
+    statement_split,
+    timing_cells,
+    token_for,
+)
 
 GOAL = 1.5
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # the newest exit; facts are referenced up to it
@@ -173,14 +188,6 @@ def _fact_rows(user_id: int, count: int):
         )  # fmt: skip
 
 
-def _copy(table: str, columns: tuple[str, ...], rows) -> None:
-    from django.db import connection
-
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
 def seed(sizes: dict[str, tuple[int, int]]) -> tuple[dict[str, dict], float]:
     """sizes: {label: (closed trades, facts)}; returns {label: {user, token, skill_id, deployment_id}}."""
     from django.contrib.auth import get_user_model
@@ -218,7 +225,7 @@ def seed(sizes: dict[str, tuple[int, int]]) -> tuple[dict[str, dict], float]:
                 active_lessons_hash=hash_lessons_text(LESSONS),
             )
             span = dt.timedelta(days=365) if n_trades > 365 else dt.timedelta(days=n_trades)
-            _copy("trade_history", TRADE_COLUMNS, _trade_rows(user.pk, deployment.pk, skill.pk, n_trades, span))
+            copy_rows("trade_history", TRADE_COLUMNS, _trade_rows(user.pk, deployment.pk, skill.pk, n_trades, span))
             TradeHistory.objects.create(  # one open position: the tool must leave it out
                 owner=user, deployment=deployment, skill=skill, skill_version=1, symbol="BTC", side="long",
                 status=TradeStatus.OPEN, entry_tick_at=NOW - dt.timedelta(minutes=10), entry_price=65200,
@@ -230,7 +237,7 @@ def seed(sizes: dict[str, tuple[int, int]]) -> tuple[dict[str, dict], float]:
                 window_start=NOW - dt.timedelta(days=3), window_end=NOW, trades_considered=min(50, n_trades),
                 lessons_text=LESSONS, model_used="claude-sonnet-5", content_hash=hash_lessons_text(LESSONS),
             )  # fmt: skip
-            _copy("user_facts", FACT_COLUMNS, _fact_rows(user.pk, n_facts))
+            copy_rows("user_facts", FACT_COLUMNS, _fact_rows(user.pk, n_facts))
             traders[label] = {"user": user, "token": token, "skill_id": skill.pk, "deployment_id": deployment.pk}
         with connection.cursor() as cursor:
             cursor.execute(DAILY_PNL_FROM_TRADES)
@@ -281,64 +288,9 @@ def seed_check(traders: dict[str, dict]) -> list[str]:
 # -- measuring --------------------------------------------------------------------------------------
 
 
-class QueryTimer:
-    """An execute wrapper: the duration of each statement of the current call, in order."""
-
-    def __init__(self):
-        self.current: list[float] = []
-
-    def __call__(self, execute, sql, params, many, context):
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self.current.append(time.perf_counter() - started)
-
-
-def interleave(calls: dict[str, Callable[[], object]], rounds: int, warmup: int, timer: QueryTimer | None = None):
-    """({label: [seconds per call]}, {label: [[seconds per statement] per call]}); each round calls every
-    label once, the order rotated every round (two labels: swapped every pair)."""
-    labels = list(calls)
-    for _ in range(warmup):
-        for label in labels:
-            calls[label]()
-    samples: dict[str, list[float]] = {label: [] for label in labels}
-    per_statement: dict[str, list[list[float]]] = {label: [] for label in labels}
-    gc.collect()
-    for round_no in range(rounds):
-        shift = round_no % len(labels)
-        for label in labels[shift:] + labels[:shift]:
-            if timer is not None:
-                timer.current = []
-            started = time.perf_counter()
-            calls[label]()
-            samples[label].append(time.perf_counter() - started)
-            if timer is not None:
-                per_statement[label].append(timer.current)
-    return samples, per_statement
-
-
-def captured(call: Callable[[], object]) -> list[str]:
-    """The SQL a call runs (bound, as sent: EXPLAIN can run it again)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as ctx:
-        call()
-    return [q["sql"] for q in ctx.captured_queries]
-
-
 def table_of(sql: str) -> str:
     match = re.search(r'\bFROM "?(\w+)"?', sql)
     return match.group(1) if match else sql.split()[0]
-
-
-def explain(sql: str) -> list[str]:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
-        return [row[0] for row in cursor.fetchall()]
 
 
 _SCAN = re.compile(
@@ -389,8 +341,6 @@ def main(argv=None) -> int:
         for line in seed_check(traders):
             print(line)
 
-        from django.db import connection
-
         from chatmemory.chat import chat_system
         from chatmemory.tools import call_tool
 
@@ -432,13 +382,7 @@ def main(argv=None) -> int:
                         problems.append(f"{key} {label}: {len(shown)} facts in the block, not 10")
                 print(f"  {key} {label:<5} {len(sql)} SQL ({', '.join(table_of(q) for q in sql)}); {detail}")
 
-        timer = QueryTimer()
-        results = {}
-        started = time.perf_counter()
-        with connection.execute_wrapper(timer):
-            for key, (_, calls) in cases.items():
-                results[key] = interleave(calls, args.rounds, args.warmup, timer)
-        wall = time.perf_counter() - started
+        results, wall = measure_cases(cases, args.rounds, args.warmup)
 
         http = None
         if args.http_rounds:
@@ -460,14 +404,9 @@ def main(argv=None) -> int:
                 if len(body["trades"]) != min(30, sizes[label][0]):
                     problems.append(f"(c) {label}: {len(body['trades'])} trades")
             http_started = time.perf_counter()
-            for _ in range(args.warmup):
-                for call in posts.values():
-                    call()
-            samples = {label: [] for label in posts}
-            for round_no in range(args.http_rounds):  # the client's own timer: send to the body's last byte
-                shift = round_no % len(posts)
-                for label in list(posts)[shift:] + list(posts)[:shift]:
-                    samples[label].append(posts[label]()[0])
+            samples = http_rounds(  # the client's own timer: send to the body's last byte
+                {label: (lambda call=call: call()[0]) for label, call in posts.items()}, args.http_rounds, args.warmup
+            )
             http = (samples, time.perf_counter() - http_started, sum(c.reconnects for c in clients.values()))
             for client in clients.values():
                 client.close()
@@ -494,8 +433,8 @@ def main(argv=None) -> int:
             for label, values in samples.items():
                 n_sql = len(statements["(a)" if key == "(c)" else key, label])
                 rows.append(
-                    [f"{key} {titles[key]}", label, ms(percentile(values, 50)), ms(percentile(values, 99)),
-                     ms(sum(values) / len(values)), f"{n_sql}+1 auth" if key == "(c)" else n_sql]
+                    [f"{key} {titles[key]}", label, *timing_cells(values, (50, 99)),
+                     f"{n_sql}+1 auth" if key == "(c)" else n_sql]
                 )  # fmt: skip
         print_table(["case", "trader", "p50 ms", "p99 ms", "mean ms", "SQL"], rows)
         print()
@@ -515,23 +454,15 @@ def main(argv=None) -> int:
 
         print("\nwhere the time goes: each statement's p50 (execute wrapper, same timed calls), the rest is Python")
         breakdown, full_plans = [], set()
-        for key, (_, calls) in cases.items():
-            samples, per_statement = results[key]
-            totals = {label: percentile(samples[label], 50) for label in calls}
-            in_sql = dict.fromkeys(calls, 0.0)
+        for key in cases:
+            by_statement, rest, heavy = statement_split(*results[key], len(statements[key, "LARGE"]), GOAL)
+            full_plans |= {(key, index) for index in heavy}
             for index, sql in enumerate(statements[key, "LARGE"]):
-                p = {label: percentile([call[index] for call in per_statement[label]], 50) for label in calls}
-                for label in calls:
-                    in_sql[label] += p[label]
-                ratio = p["LARGE"] / p["SMALL"]
+                p = {label: percentile(values, 50) for label, values in by_statement[index].items()}
                 breakdown.append(
                     [f"{key} #{index + 1} {table_of(sql)}", ms(p["SMALL"]), ms(p["C30"]) if "C30" in p else "-",
-                     ms(p["LARGE"]), f"{ratio:.2f}"]
+                     ms(p["LARGE"]), f"{p['LARGE'] / p['SMALL']:.2f}"]
                 )  # fmt: skip
-                extra, call_extra = p["LARGE"] - p["SMALL"], totals["LARGE"] - totals["SMALL"]
-                if ratio > GOAL and call_extra > 0 and extra >= call_extra / 4:
-                    full_plans.add((key, index))
-            rest = {label: totals[label] - in_sql[label] for label in calls}
             breakdown.append(
                 [f"{key} rest (Python)", ms(rest["SMALL"]), ms(rest["C30"]) if "C30" in rest else "-",
                  ms(rest["LARGE"]), f"{rest['LARGE'] / rest['SMALL']:.2f}"]
@@ -544,10 +475,7 @@ def main(argv=None) -> int:
                 for label in calls:
                     print(f"  {key} #{index + 1} {label:<5} {plan_summary(explain(statements[key, label][index]))}")
                 if args.explain or (key, index) in full_plans:
-                    print(f"\n  {key} #{index + 1} LARGE: {sql}")
-                    for line in explain(sql):
-                        print(f"      {line}")
-                    print()
+                    print_full_plan(f"{key} #{index + 1} LARGE", sql)
     return 0
 
 

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gc
 import heapq
 import json
 import re
@@ -64,7 +63,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._harness import BenchError, BenchRun, Client, ms, percentile, print_table, ratio_line, run_script, token_for
+from bench._harness import (
+    BenchError,
+    BenchRun,
+    Client,
+    captured,
+    copy_rows,
+    endpoint_sql,
+    explain,
+    http_rounds,
+    interleave,
+    measure_cases,
+    ms,
+    pcts,
+    percentile,
+    print_full_plan,
+    print_table,
+    ratio_line,
+    run_script,
+    statement_split,
+    timing_cells,
+    token_for,
+)
 
 GOAL = 1.3
 N = 15  # the history size the endpoint defaults to
@@ -327,17 +347,6 @@ class Seeder:
             yield (pk, *row)
 
 
-def _copy(table: str, columns: tuple[str, ...], rows) -> int:
-    from django.db import connection
-
-    n = 0
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-            n += 1
-    return n
-
-
 def seed(sizes: dict[str, int]) -> tuple[dict[str, dict], dict[str, float]]:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
@@ -351,8 +360,8 @@ def seed(sizes: dict[str, int]) -> tuple[dict[str, dict], dict[str, float]]:
     seeder = Seeder({label: (traders[label]["user"].pk, count) for label, count in sizes.items()})
     with transaction.atomic():
         copy_started = time.perf_counter()
-        _copy("experiments", EXPERIMENT_COLUMNS, seeder.experiments())
-        _copy("hypotheses", HYPOTHESIS_COLUMNS, seeder.hypotheses)
+        copy_rows("experiments", EXPERIMENT_COLUMNS, seeder.experiments())
+        copy_rows("hypotheses", HYPOTHESIS_COLUMNS, seeder.hypotheses)
         copy_s = time.perf_counter() - copy_started - seeder.fingerprint_s
         with connection.cursor() as cursor:
             cursor.execute("SELECT setval(pg_get_serial_sequence('experiments', 'id'), MAX(id)) FROM experiments")
@@ -437,63 +446,6 @@ def probes(traders: dict[str, dict]) -> dict[str, tuple[int, dict]]:
 # -- measuring -----------------------------------------------------------------------------------------
 
 
-class QueryTimer:
-    """An execute wrapper: the duration of each statement of the current call, in order."""
-
-    def __init__(self):
-        self.current: list[float] = []
-
-    def __call__(self, execute, sql, params, many, context):
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self.current.append(time.perf_counter() - started)
-
-
-def interleave(calls: dict[str, Callable[[], object]], rounds: int, warmup: int, timer: QueryTimer | None = None):
-    """({label: [seconds per call]}, {label: [[seconds per statement] per call]}); each round calls every
-    label once, the order rotated every round (two labels: swapped every pair)."""
-    labels = list(calls)
-    for _ in range(warmup):
-        for label in labels:
-            calls[label]()
-    samples: dict[str, list[float]] = {label: [] for label in labels}
-    per_statement: dict[str, list[list[float]]] = {label: [] for label in labels}
-    gc.collect()
-    for round_no in range(rounds):
-        shift = round_no % len(labels)
-        for label in labels[shift:] + labels[:shift]:
-            if timer is not None:
-                timer.current = []
-            started = time.perf_counter()
-            calls[label]()
-            samples[label].append(time.perf_counter() - started)
-            if timer is not None:
-                per_statement[label].append(timer.current)
-    return samples, per_statement
-
-
-def captured(call: Callable[[], object]) -> list[str]:
-    """The SQL a call runs (bound, as sent: EXPLAIN can run it again)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as ctx:
-        call()
-    return [q["sql"] for q in ctx.captured_queries]
-
-
-def endpoint_sql(token: str, method: str, path: str, body: dict | None = None) -> list[str]:
-    """The statements a request runs in process (Django's test client, the same settings), auth included."""
-    from django.test import Client as DjangoClient
-
-    client = DjangoClient(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Token {token}")
-    if method == "GET":
-        return captured(lambda: client.get(path, secure=True))
-    return captured(lambda: client.post(path, json.dumps(body), content_type="application/json", secure=True))
-
-
 def sql_name(sql: str) -> str:
     text = " ".join(sql.split())
     if text.upper() in ("BEGIN", "COMMIT", "ROLLBACK"):
@@ -508,14 +460,6 @@ def sql_name(sql: str) -> str:
     if table == "experiments" and "LIMIT" in text:
         return "experiments, newest n"
     return table
-
-
-def explain(sql: str) -> list[str]:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
-        return [row[0] for row in cursor.fetchall()]
 
 
 _SCAN = re.compile(
@@ -543,24 +487,6 @@ def plan_summary(plan: list[str]) -> tuple[str, bool, int]:
         elif text.startswith("Execution Time:"):
             parts.append(text.replace("Execution Time: ", "executed in "))
     return "; ".join(parts), ok, scanned
-
-
-def pcts(values: list[float]) -> tuple[float, float, float]:
-    return percentile(values, 50), percentile(values, 95), percentile(values, 99)
-
-
-def http_rounds(requests: dict[str, Callable[[], float]], rounds: int, warmup: int) -> dict[str, list[float]]:
-    """{label: [seconds]}: every request once a round, the order rotated every round."""
-    for _ in range(warmup):
-        for request in requests.values():
-            request()
-    samples: dict[str, list[float]] = {label: [] for label in requests}
-    labels = list(requests)
-    for round_no in range(rounds):
-        shift = round_no % len(labels)
-        for label in labels[shift:] + labels[:shift]:
-            samples[label].append(requests[label]())
-    return samples
 
 
 # -- the contract, checked on the outputs ------------------------------------------------------------------
@@ -747,8 +673,6 @@ def main(argv=None) -> int:
         for line in seed_check(traders):
             print(line)
 
-        from django.db import connection
-
         from research.core import clean_context, context_fingerprint
         from research.selectors import research_context
         from research.services import duplicates_of
@@ -804,13 +728,7 @@ def main(argv=None) -> int:
         for line in [*"\n\n".join(head).splitlines(), "  ...", "## Open Hypotheses", *open_block[:3], "  ..."]:
             print(f"      {line}")
 
-        timer = QueryTimer()
-        results = {}
-        started = time.perf_counter()
-        with connection.execute_wrapper(timer):
-            for key, (_, calls) in cases.items():
-                results[key] = interleave(calls, args.rounds, args.warmup, timer)
-        wall = time.perf_counter() - started
+        results, wall = measure_cases(cases, args.rounds, args.warmup)
 
         http, endpoint = None, {}
         if args.http_rounds:
@@ -877,9 +795,7 @@ def main(argv=None) -> int:
         rows = []
         for key, samples in timings.items():
             for label, values in samples.items():
-                p50, p95, p99 = pcts(values)
-                mean = sum(values) / len(values)
-                rows.append([f"{key} {titles[key]}", label, ms(p50), ms(p95), ms(p99), ms(mean), n_sql[key]])
+                rows.append([f"{key} {titles[key]}", label, *timing_cells(values), n_sql[key]])
         print_table(["case", "trader", "p50 ms", "p95 ms", "p99 ms", "mean ms", "SQL"], rows)
         print(f"\nLARGE ({big} experiments) / SMALL ({SMALL_COUNT}), interleaved:")
         missed = set()
@@ -891,24 +807,16 @@ def main(argv=None) -> int:
 
         print("\nwhere the time goes: each statement's p50 (execute wrapper, same timed calls), the rest is Python")
         breakdown, full_plans = [], set()
-        for key, (_, calls) in cases.items():
-            samples, per_statement = results[key]
-            totals = {label: percentile(samples[label], 50) for label in calls}
-            in_sql = dict.fromkeys(calls, 0.0)
+        for key in cases:
+            by_statement, rest, heavy = statement_split(*results[key], len(statements[key, "LARGE"]), GOAL)
+            full_plans |= {(key, index) for index in heavy}
             for index, sql in enumerate(statements[key, "LARGE"]):
-                p = {label: percentile([call[index] for call in per_statement[label]], 50) for label in calls}
-                p95 = {label: percentile([call[index] for call in per_statement[label]], 95) for label in calls}
-                for label in calls:
-                    in_sql[label] += p[label]
-                ratio = p["LARGE"] / p["SMALL"]
+                p = {label: percentile(values, 50) for label, values in by_statement[index].items()}
+                p95 = {label: percentile(values, 95) for label, values in by_statement[index].items()}
                 breakdown.append(
-                    [f"{key} #{index + 1} {sql_name(sql)}", ms(p["SMALL"]), ms(p["LARGE"]), f"{ratio:.2f}",
-                     ms(p95["SMALL"]), ms(p95["LARGE"])]
+                    [f"{key} #{index + 1} {sql_name(sql)}", ms(p["SMALL"]), ms(p["LARGE"]),
+                     f"{p['LARGE'] / p['SMALL']:.2f}", ms(p95["SMALL"]), ms(p95["LARGE"])]
                 )  # fmt: skip
-                extra, call_extra = p["LARGE"] - p["SMALL"], totals["LARGE"] - totals["SMALL"]
-                if ratio > GOAL and call_extra > 0 and extra >= call_extra / 4:
-                    full_plans.add((key, index))
-            rest = {label: totals[label] - in_sql[label] for label in calls}
             breakdown.append(
                 [f"{key} rest (Python)", ms(rest["SMALL"]), ms(rest["LARGE"]), f"{rest['LARGE'] / rest['SMALL']:.2f}",
                  "", ""]
@@ -925,10 +833,7 @@ def main(argv=None) -> int:
                     if not ok:
                         problems.append(f"{key} #{index + 1} {label}: a Seq Scan on experiments or hypotheses")
                 if args.explain or (key, index) in full_plans:
-                    print(f"\n  {key} #{index + 1} LARGE: {sql}")
-                    for line in explain(sql):
-                        print(f"      {line}")
-                    print()
+                    print_full_plan(f"{key} #{index + 1} LARGE", sql)
         if http:
             print("  (c): the same statements plus the token lookup (authtoken_token by primary key)")
 

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gc
 import json
 import re
 import sys
@@ -61,7 +60,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._harness import BenchError, BenchRun, Client, ms, percentile, print_table, ratio_line, run_script, token_for
+from bench._harness import (
+    BenchError,
+    BenchRun,
+    Client,
+    QueryTimer,
+    captured,
+    copy_rows,
+    endpoint_sql,
+    explain,
+    http_rounds,
+    interleave_calls,
+    ms,
+    pcts,
+    percentile,
+    print_table,
+    ratio_line,
+    run_script,
+    timing_cells,
+    token_for,
+)
 
 GOAL = 1.3
 ABSOLUTE_GOAL_MS = 5.0
@@ -195,17 +213,6 @@ def _chronological(measured: list[tuple], filler: Iterable[tuple]) -> Iterator[t
     yield from measured[index:]
 
 
-def _copy(table: str, columns: tuple[str, ...], rows: Iterable[tuple]) -> int:
-    from django.db import connection
-
-    n = 0
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-            n += 1
-    return n
-
-
 def _other_markets(owner_id: int, count: int, salt: int) -> list[int]:
     from django.db import connection
 
@@ -218,7 +225,7 @@ def _other_markets(owner_id: int, count: int, salt: int) -> list[int]:
                 NOW - YEAR - dt.timedelta(hours=i % 1000),
             )  # fmt: skip
 
-    _copy("markets", MARKET_COLUMNS, rows())
+    copy_rows("markets", MARKET_COLUMNS, rows())
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id FROM markets WHERE owner_id = %s AND condition_id LIKE '0x%%' ORDER BY id", [owner_id]
@@ -242,7 +249,7 @@ def seed_trader(label: str, per_agent: int, total: int, n_markets: int, salt: in
     )
     others = _other_markets(user.pk, n_markets, salt)
     measured = _measured_rows(user.pk, market.pk, per_agent)
-    written = _copy(
+    written = copy_rows(
         "agent_signals",
         SIGNAL_COLUMNS,
         _chronological(measured, _filler_rows(user.pk, others, total - len(measured), salt)),
@@ -290,41 +297,6 @@ def seed_check(traders: dict[str, dict]) -> list[str]:
 
 
 # -- measuring --------------------------------------------------------------------------------------
-
-
-class QueryTimer:
-    """An execute wrapper: the duration of each statement of the current call, in order."""
-
-    def __init__(self):
-        self.current: list[float] = []
-
-    def __call__(self, execute, sql, params, many, context):
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self.current.append(time.perf_counter() - started)
-
-
-def interleave(calls: dict[str, Callable[[], object]], rounds: int, warmup: int, timer: QueryTimer | None = None):
-    """{label: [(seconds, returned, [seconds per statement]) per call]}; each round calls every label once,
-    the order rotated every round (two labels: swapped every pair)."""
-    labels = list(calls)
-    for _ in range(warmup):
-        for label in labels:
-            calls[label]()
-    out: dict[str, list] = {label: [] for label in labels}
-    gc.collect()
-    for round_no in range(rounds):
-        shift = round_no % len(labels)
-        for label in labels[shift:] + labels[:shift]:
-            if timer is not None:
-                timer.current = []
-            started = time.perf_counter()
-            returned = calls[label]()
-            elapsed = time.perf_counter() - started
-            out[label].append((elapsed, returned, timer.current if timer is not None else []))
-    return out
 
 
 def memory_call(market) -> Callable[[], tuple[float, float, float]]:
@@ -456,24 +428,6 @@ def prompts_of(market) -> dict[str, tuple[int, bool, str]]:
     return out
 
 
-def captured(call: Callable[[], object]) -> list[str]:
-    """The SQL a call runs (bound, as sent: EXPLAIN can run it again)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as ctx:
-        call()
-    return [q["sql"] for q in ctx.captured_queries]
-
-
-def endpoint_sql(t: dict, path: str) -> list[str]:
-    """The statements GET path runs in process (Django's test client, the same settings), auth included."""
-    from django.test import Client as DjangoClient
-
-    client = DjangoClient(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Token {t['token']}")
-    return captured(lambda: client.get(path, secure=True))
-
-
 def sql_name(sql: str) -> str:
     text = " ".join(sql.split())
     if text.upper() in ("BEGIN", "COMMIT", "ROLLBACK"):
@@ -488,14 +442,6 @@ def sql_name(sql: str) -> str:
     return f"SELECT {match.group(1)}" if match else text.split()[0]
 
 
-def explain(sql: str) -> list[str]:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
-        return [row[0] for row in cursor.fetchall()]
-
-
 def plan_verdict(plan: list[str]) -> str:
     """Index scans on signal_latest, one loop per agent, and nothing else touching agent_signals."""
     scans = [line for line in plan if re.search(r"Scan.* on agent_signals", line)]
@@ -505,10 +451,6 @@ def plan_verdict(plan: list[str]) -> str:
     return f"{'ok' if ok else 'NOT'}: index scan on signal_latest x{len(AGENTS)} loops, executed in {ms_}"
 
 
-def pcts(values: list[float]) -> tuple[float, float, float]:
-    return percentile(values, 50), percentile(values, 95), percentile(values, 99)
-
-
 def absolute_line(label: str, seconds: float) -> str:
     value = seconds * 1000
     verdict = "ok" if value < ABSOLUTE_GOAL_MS else f"MISSED by {value / ABSOLUTE_GOAL_MS:.2f}x"
@@ -516,20 +458,6 @@ def absolute_line(label: str, seconds: float) -> str:
         f"{label:<52} p95 {value:5.2f} ms   goal < {ABSOLUTE_GOAL_MS:g} ms (seed target {SEED_TARGET_MS:g} ms)"
         f"   {verdict}"
     )
-
-
-def http_rounds(requests: dict[str, Callable[[], float]], rounds: int, warmup: int) -> dict[str, list[float]]:
-    """{label: [seconds]}: every request once a round, the order rotated every round."""
-    for _ in range(warmup):
-        for request in requests.values():
-            request()
-    samples: dict[str, list[float]] = {label: [] for label in requests}
-    labels = list(requests)
-    for round_no in range(rounds):
-        shift = round_no % len(labels)
-        for label in labels[shift:] + labels[:shift]:
-            samples[label].append(requests[label]())
-    return samples
 
 
 def get(client: Client, path: str) -> Callable[[], float]:
@@ -587,10 +515,10 @@ def main(argv=None) -> int:
         def measure(phase: str, labels: tuple[str, ...]) -> float:
             started = time.perf_counter()
             with connection.execute_wrapper(timer):
-                results[f"(a)/{phase}"] = interleave(
+                results[f"(a)/{phase}"] = interleave_calls(
                     {k: memory_call(traders[k]["market"]) for k in labels}, args.rounds, args.warmup, timer
                 )
-            results[f"(b)/{phase}"] = interleave(
+            results[f"(b)/{phase}"] = interleave_calls(
                 {k: statement_call(traders[k]["market"]) for k in labels}, args.rounds, args.warmup
             )
             if clients:
@@ -630,7 +558,7 @@ def main(argv=None) -> int:
         print(f"  SMALL and LARGE prompt blocks byte-identical: {'yes' if same else 'NO'}")
         if not same:
             problems.append("SMALL and LARGE prompts differ")
-        endpoint = {label: endpoint_sql(traders[label], path) for label, path in paths.items()}
+        endpoint = {label: endpoint_sql(traders[label]["token"], "GET", path) for label, path in paths.items()}
         for label in traders:
             sql = captured(memory_call(traders[label]["market"]))
             print(f"  (a) {label:<5} {len(sql)} SQL: {', '.join(sql_name(q) for q in sql)}")
@@ -645,8 +573,8 @@ def main(argv=None) -> int:
 
         wall = measure("2", ("SMALL", "LARGE"))
         steps_rounds = max(args.rounds // 2, 1)
-        steps = interleave({k: view_steps(traders[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup)
-        whole = interleave(
+        steps = interleave_calls({k: view_steps(traders[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup)
+        whole = interleave_calls(
             {k: test_client_call(traders[k], paths[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup
         )
         print(
@@ -686,20 +614,16 @@ def main(argv=None) -> int:
         rows = []
         for case, by_key in series.items():
             for key, values in by_key.items():
-                p50, p95, p99 = pcts(values)
                 rows.append(
                     [f"{case} {long_titles[case]}", names[key], f"{SMALL_TOTAL if key == 'SMALL/1' else total:,}",
-                     ms(p50), ms(p95), ms(p99), ms(sum(values) / len(values)), n_sql[case]]
+                     *timing_cells(values), n_sql[case]]
                 )  # fmt: skip
         if clients:
             for key, title, n in (
                 ("floor", f"(c) floor: POST {FLOOR_PATH}", "1+1 auth"),
                 ("healthz", "(c) floor: GET /healthz (no auth)", "1+Redis"),
             ):
-                p50, p95, p99 = pcts(http["2"][key])
-                rows.append(
-                    [title, "-", f"{total:,}", ms(p50), ms(p95), ms(p99), ms(sum(http["2"][key]) / args.http_rounds), n]
-                )  # fmt: skip
+                rows.append([title, "-", f"{total:,}", *timing_cells(http["2"][key]), n])
         print()
         print_table(
             ["case", "trader", "table rows", "p50 ms", "p95 ms", "p99 ms", "mean ms", "SQL (BEGIN/COMMIT incl.)"], rows
