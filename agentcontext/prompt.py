@@ -1,6 +1,6 @@
 """The trading agent's segmented system prompt (seed: composeSystemPromptSegments, ADR-0012).
 
-Pure: stdlib and ``reflection.core`` only. Five segments, joined by one blank line in this order, ``lessons`` only when
+Pure: stdlib and ``memorysite.text`` only. Five segments, joined by one blank line in this order, ``lessons`` only when
 an active reflection note exists::
 
     header    who the agent is and how it answers
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from reflection.core import clean_text_block as _clean
+from memorysite.text import clean_text_block as _clean
 
 HEADER = (
     "You are a trading agent. Each tick you receive market data, your portfolio and your own track record, "

@@ -5,14 +5,7 @@ from rest_framework import serializers
 from chatmemory.facts import FACT_MAX_CHARS, TOPIC_MAX_CHARS
 from chatmemory.models import ArchivedReason, FactConfidence, UserFact
 from chatmemory.prompt import MODES
-from memorysite.api import StrictSerializer, bounded_int, text
-
-
-def _choice(values, **kwargs) -> serializers.ChoiceField:
-    values = list(values)
-    return serializers.ChoiceField(
-        choices=values, error_messages={"invalid_choice": f"must be one of {', '.join(values)}"}, **kwargs
-    )
+from memorysite.api import StrictSerializer, bounded_int, choice, text
 
 
 class FactOutput(serializers.ModelSerializer):
@@ -28,17 +21,17 @@ class FactCreateInput(StrictSerializer):
     # Length rules (4..500 after trimming) are the service's, so every path states them the same way.
     fact = text(max_length=FACT_MAX_CHARS + 100, trim_whitespace=False)
     topic = text(max_length=TOPIC_MAX_CHARS, required=False, allow_null=True, allow_blank=True)
-    confidence = _choice(FactConfidence.values, required=False, default=FactConfidence.ASSERTED)
+    confidence = choice(FactConfidence.values, required=False, default=FactConfidence.ASSERTED)
 
 
 class FactUpdateInput(StrictSerializer):
     fact = text(max_length=FACT_MAX_CHARS + 100, trim_whitespace=False, required=False)
     topic = text(max_length=TOPIC_MAX_CHARS, required=False, allow_null=True, allow_blank=True)
-    confidence = _choice(FactConfidence.values, required=False)
+    confidence = choice(FactConfidence.values, required=False)
 
 
 class FactArchiveInput(StrictSerializer):
-    reason = _choice(
+    reason = choice(
         [ArchivedReason.USER_DELETED, ArchivedReason.USER_CORRECTED],
         required=False,
         default=ArchivedReason.USER_DELETED,
@@ -46,12 +39,12 @@ class FactArchiveInput(StrictSerializer):
 
 
 class FactListQuery(StrictSerializer):
-    archived = _choice(["false", "true", "all"], required=False, default="false")
+    archived = choice(["false", "true", "all"], required=False, default="false")
     topic = text(max_length=TOPIC_MAX_CHARS, required=False)
 
 
 class ChatMessage(StrictSerializer):
-    role = _choice(["user", "assistant"])
+    role = choice(["user", "assistant"])
     content = text(max_length=20_000, multiline=True)
 
 
@@ -62,7 +55,7 @@ class ChatFocus(StrictSerializer):
 
 class ChatInput(StrictSerializer):
     messages = ChatMessage(many=True, allow_empty=False, max_length=100)
-    mode = _choice(MODES, required=False, default="coach")
+    mode = choice(MODES, required=False, default="coach")
     focus = ChatFocus(required=False)
 
     def validate_messages(self, messages):

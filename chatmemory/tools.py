@@ -24,7 +24,7 @@ from chatmemory.facts import FACT_MAX_CHARS, TOPIC_MAX_CHARS
 from chatmemory.models import ArchivedReason, EventKind, FactConfidence, FactSource
 from chatmemory.performance import DailyPnl, summarize
 from ledger.models import Deployment, Skill, TradeDailyPnl, TradeHistory, TradeStatus
-from memorysite.api import StrictSerializer, bounded_int, flatten_errors, text
+from memorysite.api import StrictSerializer, bounded_int, choice, flatten_errors, text
 from reflection.models import NoteStatus, ReflectionNote
 
 MAX_TOOLS = 16  # ADR-0020's ceiling for the chat registry
@@ -63,13 +63,6 @@ class Tool:
     def definition(self) -> dict:
         """The tool as the Anthropic Messages API takes it."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
-
-
-def _choice(values, default=None, **kwargs) -> serializers.ChoiceField:
-    values = list(values)
-    rule = f"must be one of {', '.join(values)}"
-    extra = {"default": default, "required": False} if default is not None else {}
-    return serializers.ChoiceField(choices=values, error_messages={"invalid_choice": rule}, **extra, **kwargs)
 
 
 def _usd(value: Decimal | None) -> float | None:
@@ -149,7 +142,7 @@ PERFORMANCE_DETAILS = ("summary", "trades", "lessons", "full")
 
 class SkillPerformanceInput(StrictSerializer):
     skill_id = bounded_int(1)
-    detail = _choice(PERFORMANCE_DETAILS, default="summary")
+    detail = choice(PERFORMANCE_DETAILS, required=False, default="summary")
 
 
 def get_skill_performance(user, *, skill_id: int, detail: str) -> dict:
@@ -176,7 +169,7 @@ DEPLOYMENT_DETAILS = ("list", "trades", "lessons", "full")
 
 class MyDeploymentsInput(StrictSerializer):
     deployment_id = bounded_int(1, required=False)
-    detail = _choice(DEPLOYMENT_DETAILS, default="list")
+    detail = choice(DEPLOYMENT_DETAILS, required=False, default="list")
 
 
 def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -> dict:
@@ -241,7 +234,7 @@ def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -
 
 class UpcomingEventsInput(StrictSerializer):
     lookaheadHours = bounded_int(1, 72, required=False, default=24)
-    types = serializers.ListField(child=_choice(EventKind.values), required=False, max_length=len(EventKind.values))
+    types = serializers.ListField(child=choice(EventKind.values), required=False, max_length=len(EventKind.values))
     symbols = serializers.ListField(child=text(max_length=32), required=False, max_length=50)
     minImportance = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.4)
     deploymentId = bounded_int(1, required=False)
@@ -259,7 +252,7 @@ def get_upcoming_events(user, **params) -> dict:
 class RememberInput(StrictSerializer):
     fact = serializers.CharField(max_length=FACT_MAX_CHARS + 1000, trim_whitespace=False)
     topic = serializers.CharField(max_length=TOPIC_MAX_CHARS + 100, required=False, allow_null=True)
-    confidence = _choice(FactConfidence.values, default=FactConfidence.INFERRED)
+    confidence = choice(FactConfidence.values, required=False, default=FactConfidence.INFERRED)
 
 
 def remember(user, *, fact: str, confidence: str, topic: str | None = None) -> dict:
@@ -274,7 +267,7 @@ def remember(user, *, fact: str, confidence: str, topic: str | None = None) -> d
 
 class ForgetInput(StrictSerializer):
     fact_id = text(max_length=36, help_text="The fact's id, or the 8-character reference shown as (fact …).")
-    reason = _choice(ArchivedReason.values, default=ArchivedReason.AGENT_FORGET)
+    reason = choice(ArchivedReason.values, required=False, default=ArchivedReason.AGENT_FORGET)
 
 
 def forget(user, *, fact_id: str, reason: str) -> dict:

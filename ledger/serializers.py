@@ -25,7 +25,7 @@ from ledger.models import (
     TradeSide,
     TradeStatus,
 )
-from memorysite.api import AwareDateTimeField, NumberField, StrictSerializer, boolean, bounded_int, text
+from memorysite.api import AwareDateTimeField, NumberField, StrictSerializer, boolean, bounded_int, choice, text
 
 MAX_POSITIONS = 200
 MAX_BARS = 1000
@@ -38,17 +38,12 @@ MAX_FEES_USD = 10**9
 MAX_VOLUME = 10**18
 
 
-def _choice(choices, **kwargs) -> serializers.ChoiceField:
-    rule = f"must be one of {', '.join(choices.values)}"
-    return serializers.ChoiceField(choices=choices.choices, error_messages={"invalid_choice": rule}, **kwargs)
-
-
 class SkillVersionInput(StrictSerializer):
     strategy_text = text(max_length=STRATEGY_TEXT_MAX, multiline=True)
     avoid_rules = text(max_length=AVOID_RULES_MAX, multiline=True, required=False, allow_blank=True, default="")
     memory_enabled = boolean(required=False, default=True)
     recent_trades_k = bounded_int(RECENT_TRADES_K_MIN, RECENT_TRADES_K_MAX, required=False, default=10)
-    reflection_cadence = _choice(ReflectionCadence, required=False, default=ReflectionCadence.PER_N_TRADES)
+    reflection_cadence = choice(ReflectionCadence, required=False, default=ReflectionCadence.PER_N_TRADES)
     reflection_every_n_trades = bounded_int(REFLECTION_EVERY_N_MIN, REFLECTION_EVERY_N_MAX, required=False, default=5)
     bars_window = bounded_int(BARS_WINDOW_MIN, BARS_WINDOW_MAX, required=False, default=100)
 
@@ -100,7 +95,7 @@ class SkillOutput(serializers.ModelSerializer):
 class DeploymentCreateInput(StrictSerializer):
     skill_id = serializers.IntegerField(min_value=1, error_messages={"invalid": "must be an integer skill id"})
     version = bounded_int(1, None, required=False, allow_null=True, default=None)
-    mode = _choice(DeploymentMode)
+    mode = choice(DeploymentMode)
 
 
 class DeploymentOutput(serializers.ModelSerializer):
@@ -135,20 +130,20 @@ def symbol_field(**kwargs) -> serializers.RegexField:
 
 class PositionInput(StrictSerializer):
     symbol = symbol_field()
-    side = _choice(TradeSide)
+    side = choice(TradeSide)
     size = NumberField(greater_than=0, at_most=MAX_SIZE)
     mark_price = NumberField(greater_than=0, at_most=MAX_PRICE)
     leverage = NumberField(greater_than=0, at_most=MAX_LEVERAGE, required=False, allow_null=True)
 
 
 class ProposedActionInput(StrictSerializer):
-    kind = _choice(ProposedActionKind)
+    kind = choice(ProposedActionKind)
     symbol = symbol_field(required=False, allow_null=True)
     reason = text(max_length=500, required=False, allow_blank=True)
 
 
 class EngineInput(StrictSerializer):
-    kind = _choice(EngineKind)
+    kind = choice(EngineKind)
     rule = serializers.RegexField(
         r"^[A-Za-z0-9_.\-]{1,64}$", required=False, allow_null=True, error_messages={"invalid": ENGINE_RULE_RULE}
     )
@@ -284,5 +279,5 @@ class TradeOutput(serializers.ModelSerializer):
 
 
 class TradeListQuery(StrictSerializer):
-    status = _choice(TradeStatus, required=False)
+    status = choice(TradeStatus, required=False)
     limit = bounded_int(1, 500, required=False, default=50)

@@ -139,6 +139,18 @@ class _TextField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+def choice(values, *, echo_input: bool = False, **kwargs) -> serializers.ChoiceField:
+    """A choice field whose error lists the allowed values (and, with echo_input, what was sent).
+
+    `values` is a Django TextChoices class (its labels document the schema) or a sequence of values."""
+    if isinstance(values, type):
+        allowed, choices = list(values.values), values.choices
+    else:
+        allowed = choices = list(values)
+    rule = f"must be one of {', '.join(allowed)}" + ("; got {input!r}" if echo_input else "")
+    return serializers.ChoiceField(choices=choices, error_messages={"invalid_choice": rule}, **kwargs)
+
+
 def boolean(**kwargs) -> serializers.BooleanField:
     return serializers.BooleanField(error_messages={"invalid": "must be true or false"}, **kwargs)
 

@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import resolve_url
+from django.shortcuts import render, resolve_url
 from django_htmx.http import HttpResponseClientRedirect
 
 
@@ -26,3 +26,9 @@ def trader_required(view):
         return page_view(request, *args, **kwargs)
 
     return wrapped
+
+
+def bad_request(request, message: str, *, back_url: str, back_label: str):
+    """A page's 400 for a bad query parameter: the message names the parameter and the rule."""
+    context = {"message": message, "back_url": back_url, "back_label": back_label}
+    return render(request, "bad_request.html", context, status=400)

@@ -1,6 +1,6 @@
 """Reflection's pure core: the trigger, the prompt, output validation (seed: reflection.ts).
 
-Pure: stdlib and ``ledger.domain`` only; no Django, no I/O, no clock (``now`` is an argument).
+Pure: stdlib and other pure modules (``memorysite.text``) only; no Django, no I/O, no clock (``now`` is an argument).
 Port of memory-layer.md, "Reflection job". Lessons text is a contract (it is rendered into the
 agent's system prompt and hashed for the A/B join), so the formats below are exact:
 
@@ -18,10 +18,11 @@ own line for a slot with nothing to say.
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from memorysite.text import clean_text_block, one_line
 
 SLOTS = ("Entry timing", "Sizing", "Symbol selection", "Exit timing", "Regime fit")
 SLOT_HEADING = "### {slot}"
@@ -238,19 +239,16 @@ def _num(value: Decimal | None) -> str:
     return format(value.normalize(), "f")  # plain notation without trailing zeros: 100, 1.5
 
 
-def _usd(value: Decimal | None) -> str:
-    if value is None:
-        return "-"
-    rounded = value.quantize(Decimal("0.01"))
+def signed_usd(value: Decimal) -> str:
+    """Signed dollars and cents: +$1,234.50, -$48.30, $0.00 (the sign of the value rounded half-even)."""
+    rounded = value.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)
     if rounded == 0:
         return "$0.00"
-    sign = "-" if rounded < 0 else "+"
-    return f"{sign}${abs(rounded):,.2f}"
+    return f"{'-' if rounded < 0 else '+'}${abs(rounded):,.2f}"
 
 
-def one_line(text: str) -> str:
-    """Control characters and line breaks become spaces, so a field never starts a new line."""
-    return " ".join("".join(" " if unicodedata.category(ch) in _UNSAFE else ch for ch in text).split())
+def _usd(value: Decimal | None) -> str:
+    return "-" if value is None else signed_usd(value)
 
 
 # -- output validation ---------------------------------------------------------------------------------
@@ -289,21 +287,6 @@ def validate_reflection_output(raw: str, avoid_rules: Sequence[str]) -> Validate
         if _fold(rule) and _fold(rule) in folded:
             return RejectedLessons(CONTAINS_AVOID_RULE.format(rule=rule.strip()))
     return ValidatedLessons(trim_lessons(_cap_bullets(text)))
-
-
-def clean_text_block(raw: str) -> str:
-    """Multi-line free text made safe for a prompt: line breaks normalised to ``\\n``, tabs to
-    spaces, every other control, format or separator character (Cc, Cf, Cs, Zl, Zp) removed, lines
-    right-stripped and the block stripped. Bidi overrides and terminal escapes cannot survive it."""
-    lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    cleaned = (
-        "".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or unicodedata.category(ch) not in _UNSAFE)
-        for line in lines
-    )
-    return "\n".join(line.rstrip() for line in cleaned).strip()
-
-
-_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def trim_lessons(text: str, limit: int = LESSONS_MAX_CHARS) -> str:

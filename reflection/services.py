@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from ledger.domain import hash_lessons_text
 from ledger.models import Deployment, Skill
+from memorysite.text import clean_text_block
 from reflection import selectors
 from reflection.core import (
     CADENCE_PER_N_TRADES,
@@ -24,7 +25,6 @@ from reflection.core import (
     ReflectionInput,
     ReflectionTriggerState,
     RejectedLessons,
-    clean_text_block,
     should_run_reflection,
     validate_reflection_output,
 )

@@ -56,6 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 
+from memorysite.text import one_line
 from reflection.core import (
     LESSONS_MAX_CHARS,
     MAX_BULLETS_PER_SLOT,
@@ -63,8 +64,8 @@ from reflection.core import (
     ReflectionInput,
     ReflectionResult,
     ReflectionTrade,
-    one_line,
     render_slots,
+    signed_usd,
 )
 
 __all__ = ["MODEL_USED", "StatisticalReflectionEngine", "statistical_lessons"]
@@ -170,8 +171,8 @@ def _sizing(trades: Sequence[ReflectionTrade]) -> list[str]:
             verdict = "the edge per $ is the same at both sizes."
         bullets.append(
             f"Bigger tickets ({bigger.n} trades, avg {_dollars(bigger.avg_size)}{bigger.leverage_note}) made"
-            f" {_money(bigger.per_100)} per $100 notional with {bigger.win_pct} wins; smaller ({smaller.n},"
-            f" avg {_dollars(smaller.avg_size)}{smaller.leverage_note}) made {_money(smaller.per_100)} with"
+            f" {signed_usd(bigger.per_100)} per $100 notional with {bigger.win_pct} wins; smaller ({smaller.n},"
+            f" avg {_dollars(smaller.avg_size)}{smaller.leverage_note}) made {signed_usd(smaller.per_100)} with"
             f" {smaller.win_pct} wins: {verdict}"
         )
     levered = [t for t in sized if t.entry_leverage is not None and t.entry_leverage > 0]
@@ -188,8 +189,8 @@ def _sizing(trades: Sequence[ReflectionTrade]) -> list[str]:
             verdict = "the edge per $ is the same at both leverage levels."
         bullets.append(
             f"Higher leverage ({higher.n} trades, avg {_leverage(higher.avg_leverage)}) made"
-            f" {_money(higher.per_100)} per $100 with {higher.win_pct} wins; lower"
-            f" ({lower.n}, avg {_leverage(lower.avg_leverage)}) made {_money(lower.per_100)} with"
+            f" {signed_usd(higher.per_100)} per $100 with {higher.win_pct} wins; lower"
+            f" ({lower.n}, avg {_leverage(lower.avg_leverage)}) made {signed_usd(lower.per_100)} with"
             f" {lower.win_pct} wins: {verdict}"
         )
     return bullets
@@ -209,12 +210,14 @@ def _symbol_selection(trades: Sequence[ReflectionTrade]) -> list[str]:
     bullets = []
     for group in contributors[:MAX_SYMBOL_BULLETS_EACH]:
         bullets.append(
-            f"{group.label or '(blank symbol)'} netted {_money(group.net)} over {group.n} trades ({group.wins} won),"
+            f"{group.label or '(blank symbol)'} netted {signed_usd(group.net)} over {group.n} trades"
+            f" ({group.wins} won),"
             f" {_pct(group.net / gains)} of symbol gains: keep it on the list."
         )
     for group in drags[:MAX_SYMBOL_BULLETS_EACH]:
         bullets.append(
-            f"{group.label or '(blank symbol)'} netted {_money(group.net)} over {group.n} trades ({group.wins} won),"
+            f"{group.label or '(blank symbol)'} netted {signed_usd(group.net)} over {group.n} trades"
+            f" ({group.wins} won),"
             f" {_pct(group.net / losses)} of symbol losses: cut its size or drop it."
         )
     return bullets
@@ -262,7 +265,7 @@ def _exit_timing(trades: Sequence[ReflectionTrade]) -> list[str]:
             were = "was" if len(in_profit) == 1 else "were"
             avg = "" if len(in_profit) == 1 else "avg "
             bullets.append(
-                f"{len(in_profit)} of {len(losers)} losers {were} in profit first ({avg}peak {_money(peak)}) before"
+                f"{len(in_profit)} of {len(losers)} losers {were} in profit first ({avg}peak {signed_usd(peak)}) before"
                 f" closing red: {verdict}"
             )
     return bullets
@@ -328,7 +331,7 @@ def _ranked(groups) -> list[_Group]:
 
 
 def _record(group: _Group) -> str:
-    return f"won {group.wins} of {group.n} ({_pct(Decimal(group.wins) / group.n)}, {_money(group.net)})"
+    return f"won {group.wins} of {group.n} ({_pct(Decimal(group.wins) / group.n)}, {signed_usd(group.net)})"
 
 
 def _verdict(group: _Group, *, good: str, carried: str, leaky: str, bad: str) -> str:
@@ -444,14 +447,6 @@ def _label(text: str, limit: int = LABEL_MAX_CHARS, *, quote: bool = True) -> st
 
 def _cents(value: Decimal) -> Decimal:
     return value.quantize(_CENT, rounding=ROUND_HALF_EVEN)
-
-
-def _money(value: Decimal) -> str:
-    """Signed dollars and cents: +$1,234.50, -$48.30, $0.00 (the sign of the rounded value)."""
-    rounded = _cents(value)
-    if rounded == 0:
-        return "$0.00"
-    return f"{'-' if rounded < 0 else '+'}${abs(rounded):,.2f}"
 
 
 def _dollars(value: Decimal, quantum: Decimal = _WHOLE) -> str:

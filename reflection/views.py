@@ -10,7 +10,7 @@ from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
-from memorysite.pages import trader_required
+from memorysite.pages import bad_request, trader_required
 from reflection import selectors
 from reflection.selectors import TradeFigures
 
@@ -71,7 +71,7 @@ def skill_lessons(request, skill_id: int):
     versions = list(skill.versions.all())  # prefetched by skill_get, newest first
     form = LessonsFilterForm(request.GET, versions=[v.version for v in versions])
     if not form.is_valid():
-        return render(request, "reflection/bad_request.html", {"message": form.error_message()}, status=400)
+        return bad_request(request, form.error_message(), back_url=request.path, back_label="Show all versions")
     version = form.cleaned_data["version"]
     for deployment in selectors.skill_deployments_behind(skill=skill):
         ledger_services.materialize_if_behind(deployment)

@@ -147,6 +147,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
 from ledger.risk_state import estimate_tokens
+from memorysite.text import UNSAFE_CATEGORIES, one_line
 
 VERDICTS = ("strong_signal", "weak_signal", "no_signal", "overfit")
 HYPOTHESIS_STATUSES = ("untested", "testing", "validated", "refuted", "inconclusive")
@@ -177,7 +178,6 @@ UNKNOWN = "unknown"
 NOT_AVAILABLE = "n/a"
 ELLIPSIS = "…"
 
-_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 _TIMEFRAME = re.compile(r"[1-9][0-9]{0,3}[mhdw]")
 CONTEXT_KEYS = (  # the seed's known context keys, in the seed's order
     "indicators",
@@ -261,7 +261,7 @@ def _short_text(value: object, field: str, max_chars: int) -> str:
     """A non-empty one-line string, outer whitespace stripped and inner runs collapsed."""
     if not isinstance(value, str):
         raise ContextError(field, "must be a string")
-    if any(unicodedata.category(ch) in _UNSAFE for ch in value if ch not in " \t"):
+    if any(unicodedata.category(ch) in UNSAFE_CATEGORIES for ch in value if ch not in " \t"):
         raise ContextError(field, "must be one line without control or invisible format characters")
     text = " ".join(value.split())
     if not text:
@@ -324,7 +324,7 @@ def _param_value(value: object, field: str) -> object:
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
-        if any(unicodedata.category(ch) in _UNSAFE for ch in value if ch not in " \t"):
+        if any(unicodedata.category(ch) in UNSAFE_CATEGORIES for ch in value if ch not in " \t"):
             raise ContextError(field, "must be one line without control or invisible format characters")
         text = value.strip()
         if len(text) > PARAM_TEXT_MAX_CHARS:
@@ -388,7 +388,7 @@ def _clean_symbol(value: object) -> str:
     symbol = value.strip().upper()
     if not symbol:
         raise ContextError(field, "must not be blank")
-    if any(ch.isspace() or unicodedata.category(ch) in _UNSAFE for ch in symbol):
+    if any(ch.isspace() or unicodedata.category(ch) in UNSAFE_CATEGORIES for ch in symbol):
         raise ContextError(field, "must not contain whitespace or control characters")
     if len(symbol) > SYMBOL_MAX_CHARS:
         raise ContextError(field, f"must be at most {SYMBOL_MAX_CHARS} characters")
@@ -551,7 +551,7 @@ def parse_assessment(markdown: str) -> ParsedAssessment:
             items[section].append(item)
 
     def texts(section: str, first_line_only: bool = False) -> list[str]:
-        joined = (_one_line(pieces[0] if first_line_only else " ".join(pieces)) for pieces in items[section])
+        joined = (one_line(pieces[0] if first_line_only else " ".join(pieces)) for pieces in items[section])
         return [text for text in joined if text and not _is_placeholder(text) and not _is_none(text)]
 
     return ParsedAssessment(
@@ -696,14 +696,9 @@ class HypothesisView:
     tested_by: tuple[str, ...]
 
 
-def _one_line(text: str) -> str:
-    """Control, format and line/paragraph-separator characters become spaces; whitespace runs collapse."""
-    return " ".join("".join(" " if unicodedata.category(ch) in _UNSAFE else ch for ch in text).split())
-
-
 def _field(value: object, limit: int = FIELD_MAX_CHARS) -> str:
     """Free text as rendered: one line, at most ``limit`` characters (the last one "…" when cut)."""
-    text = _one_line(value if isinstance(value, str) else str(value))
+    text = one_line(value if isinstance(value, str) else str(value))
     return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
 
 
@@ -744,9 +739,7 @@ def format_context_line(context: Mapping) -> str:
     parts = []
     indicators = context.get("indicators")
     names = (
-        [_one_line(name) for name in indicators if isinstance(name, str)]
-        if isinstance(indicators, list | tuple)
-        else []
+        [one_line(name) for name in indicators if isinstance(name, str)] if isinstance(indicators, list | tuple) else []
     )
     names = [name for name in names if name]
     if len(names) == 1 and context.get("composition") in (None, "solo"):
@@ -755,8 +748,8 @@ def format_context_line(context: Mapping) -> str:
         parts.append(" + ".join(names))
     for key in ("timeframe", "symbol"):
         value = context.get(key)
-        if isinstance(value, str) and _one_line(value):
-            parts.append(_one_line(value))
+        if isinstance(value, str) and one_line(value):
+            parts.append(one_line(value))
     threshold = _decimal(context.get("zigzag_threshold"))
     if threshold is not None:
         parts.append(f"zigzag {_percent(threshold)}%")

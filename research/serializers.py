@@ -2,27 +2,20 @@
 
 from rest_framework import serializers
 
-from memorysite.api import AwareDateTimeField, StrictSerializer, boolean, bounded_int, reject_nul_in_json, text
+from memorysite.api import AwareDateTimeField, StrictSerializer, boolean, bounded_int, choice, reject_nul_in_json, text
 from research.core import DEFAULT_HISTORY, MAX_HISTORY
 from research.models import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS, CapabilityRequest, Experiment, Hypothesis
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 
 
-def _choice(values, **kwargs) -> serializers.ChoiceField:
-    values = list(values)
-    return serializers.ChoiceField(
-        choices=values, error_messages={"invalid_choice": f"must be one of {', '.join(values)}"}, **kwargs
-    )
-
-
 class HypothesisInput(StrictSerializer):
     text = text(max_length=1000)
-    status = _choice(HYPOTHESIS_STATUSES, required=False, default="untested")
+    status = choice(HYPOTHESIS_STATUSES, required=False, default="untested")
 
 
 class AssessmentInput(StrictSerializer):
-    verdict = _choice(VERDICTS)
+    verdict = choice(VERDICTS)
     observations = serializers.ListField(child=text(max_length=1000), max_length=50, default=list)
     hypotheses = HypothesisInput(many=True, required=False, default=list, max_length=50)
     limitations = serializers.ListField(child=text(max_length=1000), max_length=50, default=list)
@@ -136,25 +129,25 @@ class ExperimentListQuery(StrictSerializer):
     indicator = text(max_length=50, required=False)
     timeframe = text(max_length=16, required=False)
     symbol = text(max_length=32, required=False)
-    verdict = _choice(VERDICTS, required=False)
+    verdict = choice(VERDICTS, required=False)
     limit = bounded_int(1, 500, required=False)
     offset = bounded_int(0, required=False)
 
 
 class StatusQuery(StrictSerializer):
-    status = _choice(HYPOTHESIS_STATUSES, required=False)
+    status = choice(HYPOTHESIS_STATUSES, required=False)
     limit = bounded_int(1, 500, required=False)
     offset = bounded_int(0, required=False)
 
 
 class RequestQuery(StrictSerializer):
-    status = _choice(REQUEST_STATUSES, required=False)
+    status = choice(REQUEST_STATUSES, required=False)
     limit = bounded_int(1, 500, required=False)
     offset = bounded_int(0, required=False)
 
 
 class HypothesisUpdateInput(StrictSerializer):
-    status = _choice(HYPOTHESIS_STATUSES)
+    status = choice(HYPOTHESIS_STATUSES)
 
 
 class ContextQuery(StrictSerializer):

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from memorysite.pages import trader_required
+from memorysite.pages import bad_request, trader_required
 from research import selectors
 from research.core import format_context_line, format_results_line
 from research.models import HYPOTHESIS_STATUSES, VERDICTS
@@ -99,7 +99,7 @@ def research_home(request):
     choices = selectors.experiment_filter_choices(user=request.user)
     form = ExperimentFilterForm(request.GET, choices=choices)
     if not form.is_valid():
-        return render(request, "research/bad_request.html", {"message": form.error_message()}, status=400)
+        return bad_request(request, form.error_message(), back_url=request.path, back_label="Show all experiments")
     filters = form.filters()
     experiments = selectors.experiment_list_with_assessments(
         user=request.user, **{name: value or None for name, value in filters.items()}

@@ -33,7 +33,7 @@ import yaml
 from django.db import transaction
 from rest_framework import serializers
 
-from memorysite.api import AwareDateTimeField, StrictSerializer, flatten_errors
+from memorysite.api import AwareDateTimeField, StrictSerializer, choice, flatten_errors
 from memorysite.api import text as text_field
 from research.core import CONTEXT_KEYS, ContextError, clean_context, context_fingerprint
 from research.models import (
@@ -139,14 +139,6 @@ def _id_field(**kwargs) -> serializers.RegexField:
     )  # fmt: skip
 
 
-def _choice(values: Iterable[str], **kwargs) -> serializers.ChoiceField:
-    values = list(values)
-    rule = f"must be one of {', '.join(values)}"
-    return serializers.ChoiceField(
-        choices=values, error_messages={"invalid_choice": rule + "; got {input!r}"}, **kwargs
-    )
-
-
 def _date_field(**kwargs) -> serializers.DateField:
     return serializers.DateField(error_messages={"invalid": DATE_RULE, "datetime": DATE_RULE}, **kwargs)
 
@@ -212,12 +204,12 @@ class _Results(ResultsInput):
 
 class _GeneratedHypothesis(StrictSerializer):
     text = text_field(max_length=1000)
-    status = _choice(HYPOTHESIS_STATUSES, required=False, default="untested")
+    status = choice(HYPOTHESIS_STATUSES, required=False, default="untested", echo_input=True)
     tested_by = _ids()
 
 
 class _Assessment(StrictSerializer):
-    verdict = _choice(VERDICTS, allow_null=True)
+    verdict = choice(VERDICTS, allow_null=True, echo_input=True)
     observations = _texts(ITEM_MAX_CHARS)
     hypotheses = _GeneratedHypothesis(many=True, required=False, default=list)
     limitations = _texts(ITEM_MAX_CHARS)
@@ -240,7 +232,7 @@ class _HypothesisEntry(StrictSerializer):
     text = text_field(max_length=1000)
     source_experiment = _id_field(required=False, allow_null=True, default=None)
     rationale = text_field(max_length=2000, multiline=True, required=False, allow_blank=True, default="")
-    status = _choice(HYPOTHESIS_STATUSES, required=False, default="untested")
+    status = choice(HYPOTHESIS_STATUSES, required=False, default="untested", echo_input=True)
     tested_by = _ids()
     created = _date_field()
 
@@ -251,7 +243,7 @@ class _RequestEntry(StrictSerializer):
     rationale = text_field(max_length=2000, multiline=True, required=False, allow_blank=True, default="")
     requested_by = _id_field(required=False, allow_null=True, default=None)
     requested = _date_field()
-    status = _choice(REQUEST_STATUSES, required=False, default="pending")
+    status = choice(REQUEST_STATUSES, required=False, default="pending", echo_input=True)
     implemented = _date_field(required=False, allow_null=True, default=None)
 
     def validate(self, data):

@@ -95,6 +95,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 
+from memorysite.text import UNSAFE_CATEGORIES, one_line
+
 DIRECTIONS = ("YES", "NO", "NEUTRAL")
 DEFAULT_LIMIT = 3
 MAX_SIGNALS = 5  # retrieval cap (the seed's Math.min(limit, 5))
@@ -128,7 +130,6 @@ When you have previous analysis available:
 Your analysis should show thoughtful evolution over time, not random fluctuation."""
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _TENTH = Decimal("0.1")
 # Differences of two values in [0, 1] are exact at this precision for any realistic input
 # (DECIMAL(5,4) columns, float reprs); a pathological 60+-digit value is rounded, never blown up.
@@ -419,12 +420,6 @@ def _as_utc(moment: dt.datetime) -> dt.datetime:
     return moment.astimezone(dt.UTC)
 
 
-def one_line(text: str) -> str:
-    """Control, format and line-separator characters become spaces and whitespace runs collapse,
-    so the text can never start a line of its own."""
-    return " ".join("".join(" " if unicodedata.category(ch) in _UNSAFE else ch for ch in text).split())
-
-
 def metadata_json(metadata: Mapping) -> str:
     """JSON.stringify(metadata, null, 2), every unsafe character but the indentation's line breaks
     escaped as ``\\uXXXX`` (json.dumps leaves DEL, C1 controls, U+2028/2029 and bidi marks raw)."""
@@ -434,7 +429,7 @@ def metadata_json(metadata: Mapping) -> str:
         text = json.dumps(repr(metadata), ensure_ascii=False)
     return "".join(
         "".join(f"\\u{unit:04x}" for unit in _utf16_units(ch))
-        if ch != "\n" and unicodedata.category(ch) in _UNSAFE  # the indent's own line breaks stay
+        if ch != "\n" and unicodedata.category(ch) in UNSAFE_CATEGORIES  # the indent's own line breaks stay
         else ch
         for ch in text
     )

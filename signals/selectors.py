@@ -122,23 +122,12 @@ def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit:
                 break
             outcome.retry_attempts += 1
     by_agent: dict[str, list] = {name: [] for name in names}
-    for agent_name, market_id, created_at, direction, probability, confidence, drivers, metadata in rows:
-        signal = signal_from_row(
-            {
-                "agent_name": agent_name,
-                "market_id": str(market_id),
-                "created_at": created_at,
-                "direction": direction,
-                "fair_probability": probability,
-                "confidence": confidence,
-                "key_drivers": _json(drivers),
-                "metadata": _json(metadata),
-            }
-        )
+    for row in rows:
+        signal = _historical_signal(dict(zip(_SIGNAL_COLUMNS, row, strict=True)))
         if signal is None:
             outcome.invalid_rows_skipped += 1
             continue
-        by_agent[agent_name].append(signal)
+        by_agent[signal.agent_name].append(signal)
     if outcome.invalid_rows_skipped:
         logger.warning(
             "memory retrieval for market %s skipped %s invalid rows", market.pk, outcome.invalid_rows_skipped
@@ -150,6 +139,31 @@ def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit:
     outcome.agents_with_history = sum(1 for memory in outcome.memories.values() if memory.has_history)
     outcome.duration_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+# The columns of _LATEST_PER_AGENT, in its order: the keys signal_from_row reads.
+_SIGNAL_COLUMNS = (
+    "agent_name", "market_id", "created_at", "direction", "fair_probability", "confidence", "key_drivers", "metadata",
+)  # fmt: skip
+
+
+def _historical_signal(row: dict):
+    """A stored row (from the raw statement or .values()) as a validated HistoricalSignal, or None."""
+    return signal_from_row(
+        {**row, "market_id": str(row["market_id"]), "key_drivers": _json(row["key_drivers"]),
+         "metadata": _json(row["metadata"])}
+    )  # fmt: skip
+
+
+def latest_signal(*, market: Market, agent_name: str):
+    """The agent's newest valid signal on the market (what a new signal is compared with), or None."""
+    row = (
+        AgentSignal.objects.filter(market=market, agent_name=agent_name)
+        .order_by("-created_at", "-id")
+        .values(*_SIGNAL_COLUMNS)
+        .first()
+    )
+    return _historical_signal(row) if row else None
 
 
 def _query(market: Market, names: list[str], limit: int) -> list[tuple]:

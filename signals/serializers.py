@@ -4,20 +4,13 @@ from decimal import ROUND_HALF_EVEN
 
 from rest_framework import serializers
 
-from memorysite.api import StrictSerializer, bounded_int, reject_nul_in_json, text
+from memorysite.api import StrictSerializer, bounded_int, choice, reject_nul_in_json, text
 from signals.memory import DATE_FORMATS, DEFAULT_LIMIT, DEFAULT_MAX_LENGTH, MAX_SIGNALS
 from signals.models import AGENT_NAME_MAX, DIRECTIONS, KEY_DRIVERS_MAX, Market, SignalEvolutionEvent
 
 KEY_DRIVER_MAX_CHARS = 500
 METADATA_MAX_KEYS = 50
 MAX_AGENTS = 20
-
-
-def _choice(values, **kwargs) -> serializers.ChoiceField:
-    values = list(values)
-    return serializers.ChoiceField(
-        choices=values, error_messages={"invalid_choice": f"must be one of {', '.join(values)}"}, **kwargs
-    )
 
 
 class _UnitIntervalField(serializers.DecimalField):
@@ -43,7 +36,7 @@ class SignalInput(StrictSerializer):
     agent_type = text(max_length=AGENT_NAME_MAX)
     condition_id = text(max_length=200)
     question = text(max_length=2000, required=False, allow_blank=True, multiline=True)
-    direction = _choice(DIRECTIONS)
+    direction = choice(DIRECTIONS)
     fair_probability = _unit_interval(4)
     confidence = _unit_interval(2)
     key_drivers = serializers.ListField(
@@ -118,7 +111,7 @@ class MemoryQuery(StrictSerializer):
     agents = text(max_length=AGENT_NAME_MAX * MAX_AGENTS + MAX_AGENTS, help_text="Comma-separated agent names.")
     limit = bounded_int(1, MAX_SIGNALS, required=False, default=DEFAULT_LIMIT)
     max_length = bounded_int(100, 20_000, required=False, default=DEFAULT_MAX_LENGTH)
-    date_format = _choice(DATE_FORMATS, required=False, default="human")
+    date_format = choice(DATE_FORMATS, required=False, default="human")
     include_metadata = serializers.BooleanField(required=False, default=False)
 
     def validate_agents(self, value: str) -> list[str]:

@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.db import DatabaseError, IntegrityError, transaction
 
 from signals import selectors
-from signals.memory import EvolutionEvent, NewSignal, signal_from_row, track_evolution
+from signals.memory import EvolutionEvent, NewSignal, track_evolution
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
@@ -52,27 +52,8 @@ def signal_store(
     of one market, so each is compared with the one stored just before it."""
     market = market_for_condition(owner=owner, condition_id=condition_id, question=question)
     Market.objects.select_for_update().filter(pk=market.pk).get()
-    previous = [
-        row
-        for row in (
-            signal_from_row(
-                {
-                    "agent_name": prior.agent_name,
-                    "market_id": str(market.pk),
-                    "created_at": prior.created_at,
-                    "direction": prior.direction,
-                    "fair_probability": prior.fair_probability,
-                    "confidence": prior.confidence,
-                    "key_drivers": prior.key_drivers,
-                    "metadata": prior.metadata,
-                }
-            )
-            for prior in AgentSignal.objects.filter(market=market, agent_name=agent_name).order_by(
-                "-created_at", "-id"
-            )[:1]
-        )
-        if row is not None
-    ]
+    latest = selectors.latest_signal(market=market, agent_name=agent_name)
+    previous = [latest] if latest is not None else []
     signal = AgentSignal(
         owner=owner,
         market=market,

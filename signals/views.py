@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from memorysite.pages import trader_required
+from memorysite.pages import bad_request, trader_required
 from signals import selectors, services
 from signals.memory import DEFAULT_LIMIT, format_memory_context
 from signals.models import AgentSignal, SignalEvolutionEvent
@@ -94,9 +94,7 @@ def market_detail(request, market_id: int):
     timeline = selectors.signal_timeline(market=market)  # agent name → signals, oldest first
     form = AgentFilterForm(request.GET, agents=sorted(timeline))
     if not form.is_valid():
-        return render(
-            request, "signals/bad_request.html", {"message": form.error_message(), "market": market}, status=400
-        )
+        return bad_request(request, form.error_message(), back_url=request.path, back_label="Show all agents")
     agent = form.cleaned_data["agent"]
     names = [agent] if agent else sorted(timeline)
 

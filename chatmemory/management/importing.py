@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from django.core.management.base import CommandError, OutputWrapper
+from django.core.management.base import CommandError
 from django.db import models, transaction
 from rest_framework import serializers
 
@@ -241,17 +241,3 @@ def _existing(model, batch: Iterable[ParsedRow], key_fields, value_fields) -> di
     lookup = {f"{name}__in": {row.fields[name] for row in batch} for name in key_fields}
     stored = model.objects.filter(**lookup).values(*key_fields, *value_fields)
     return {tuple(row[name] for name in key_fields): row for row in stored}
-
-
-def progress_bar(stream: OutputWrapper, noun: str) -> Callable[[int, int], None]:
-    """A one-line bar rewritten in place on `stream` (the command's stderr)."""
-
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // total if total else width
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {noun}", style_func=str, ending="")
-        if done >= total:
-            stream.write("", style_func=str)
-        stream.flush()
-
-    return show

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memorysite.text import clean_text_block
 from reflection.core import (
     EMPTY_SLOT,
     LESSONS_MAX_CHARS,
@@ -23,7 +24,6 @@ from reflection.core import (
     ValidatedLessons,
     build_reflection_system_prompt,
     build_reflection_user_message,
-    clean_text_block,
     render_slots,
     should_run_reflection,
     trim_lessons,

@@ -8,11 +8,11 @@ from chatmemory.management.importing import (
     parse_decimal,
     parse_symbol,
     parse_time,
-    progress_bar,
     read_csv,
     upsert,
 )
 from chatmemory.models import Bar, Timeframe
+from memorysite.commands import progress_bar
 
 KEY = ("symbol", "timeframe", "ts")
 PRICES = ("open", "high", "low", "close")

@@ -11,11 +11,11 @@ from chatmemory.management.importing import (
     parse_symbol,
     parse_text,
     parse_time,
-    progress_bar,
     read_csv,
     upsert,
 )
 from chatmemory.models import EventKind, MarketEvent
+from memorysite.commands import progress_bar
 
 KEY = ("kind", "title", "scheduled_at")
 VALUES = ("symbols", "importance")

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from memorysite.commands import progress_bar, user_named
 from research.yaml_io import ResearchFilesInvalid, export_research
 
 
@@ -21,19 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="username of the trader whose memory this is")
 
     def handle(self, *args, directory, user, **options):
-        owner = get_user_model().objects.filter(username=user).first()
-        if owner is None:
-            raise CommandError(f"no user named {user!r}")
+        owner = user_named(user)
         try:
-            summary = export_research(owner, Path(directory), progress=self._progress)
+            summary = export_research(owner, Path(directory), progress=progress_bar(self.stderr, "files"))
         except ResearchFilesInvalid as exc:
             raise CommandError(f"{directory}: {exc}") from exc
         self.stdout.write(f"{user} → {directory}: {summary}")
-
-    def _progress(self, done: int, total: int) -> None:
-        width = 30
-        filled = width * done // total if total else width
-        self.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files", ending="")
-        if done >= total:
-            self.stderr.write("")
-        self.stderr.flush()

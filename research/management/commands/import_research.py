@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from memorysite.commands import progress_bar, user_named
 from research.yaml_io import ResearchFilesInvalid, import_research
 
 
@@ -25,21 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="username of the trader whose memory this is")
 
     def handle(self, *args, directory, user, **options):
-        owner = get_user_model().objects.filter(username=user).first()
-        if owner is None:
-            raise CommandError(f"no user named {user!r}")
+        owner = user_named(user)
         if not Path(directory).is_dir():
             raise CommandError(f"{directory}: no such directory")
         try:
-            summary = import_research(owner, Path(directory), progress=self._progress)
+            summary = import_research(owner, Path(directory), progress=progress_bar(self.stderr, "experiments"))
         except ResearchFilesInvalid as exc:
             raise CommandError(f"{directory}: {exc}") from exc
         self.stdout.write(f"{directory} → {user}: {summary}")
-
-    def _progress(self, done: int, total: int) -> None:
-        width = 30
-        filled = width * done // total if total else width
-        self.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} experiments", ending="")
-        if done >= total:
-            self.stderr.write("")
-        self.stderr.flush()
