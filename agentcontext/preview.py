@@ -55,9 +55,10 @@ SECTION_LABELS = {
     "recent_activity": "## Recent activity (this session)",
     "recent_trades": "## Recent trades on this skill (closed)",
     "open_positions": "## Open positions (memory view)",
+    "similar_situations": "## Similar past situations",
 }
-# The sections that exist only when memory is enabled (assemble_context).
-MEMORY_ONLY_SECTIONS = frozenset({"recent_trades", "open_positions"})
+# The sections that exist only when memory is enabled (assemble_context, recall's situations).
+MEMORY_ONLY_SECTIONS = frozenset({"recent_trades", "open_positions", "similar_situations"})
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def segment_parts(segments: SystemPromptSegments, *, show_placeholder: bool) -> 
 
 
 def section_parts(context: MemoryContext, *, memory_enabled: bool) -> tuple[PreviewPart, ...]:
-    """The four memory sections in context order, labelled, each with its token estimate."""
+    """The memory sections in context order, labelled, each with its token estimate."""
     return tuple(
         PreviewPart(
             key,

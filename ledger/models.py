@@ -197,6 +197,9 @@ class DecisionSnapshot(OwnedModel):
     # Set in the same transaction that applied this tick's ops to trade_history.
     materialized_at = models.DateTimeField(null=True, blank=True)
     materialized_ops = models.JSONField(null=True, blank=True)
+    # Recall citations of searches the runner made for this tick (seed hybrid-recall §2: citations
+    # are attached to run records): [{"query", "results": [{path, startLine, endLine, score, snippet, source}]}].
+    citations = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "decision_snapshots"

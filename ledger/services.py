@@ -37,7 +37,7 @@ from ledger.models import (
     TradeStatus,
 )
 from ledger.selectors import snapshot_tick, trade_row_to_open
-from ledger.signals import trades_closed
+from ledger.signals import trades_closed, trades_opened
 from memorysite.redis import client as redis_client
 
 logger = logging.getLogger(__name__)
@@ -274,6 +274,10 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
         DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
     deployment.materialized_through = snapshots[-1].tick_at
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
+    if created:
+        transaction.on_commit(
+            partial(trades_opened.send, sender=Deployment, deployment_id=deployment.pk, count=len(created))
+        )
     closed_rows = [row for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED]
     closed = len(closed_rows)
     if closed:

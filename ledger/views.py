@@ -4,6 +4,7 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.core.paginator import Paginator
+from django.db.models import F, Func, JSONField
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
@@ -14,6 +15,20 @@ from ledger.models import TradeStatus
 from memorysite.pages import trader_required
 
 JOURNAL_PAGE_SIZE = 50
+# "Why did you do this?": the searches (and their citations) the agent made on a trade's entry tick.
+WHY_QUERIES_SHOWN = 3
+WHY_RESULTS_SHOWN = 5
+# Read in the page's one query, and only the first searches: the column grows with every search of a tick.
+_ENTRY_SEARCHES = Func(
+    F("entry_snapshot__citations"),
+    template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {WHY_QUERIES_SHOWN - 1}]')",
+    output_field=JSONField(),
+)
+_ENTRY_SEARCH_COUNT = Func(
+    F("entry_snapshot__citations"),
+    template="jsonb_path_query_first(%(expressions)s, '$.size()')",
+    output_field=JSONField(),
+)
 
 
 @trader_required
@@ -50,6 +65,28 @@ def _journal_url(deployment_id: int, filters: dict[str, str], page: int = 1) -> 
     return f"{url}?{urlencode(query)}" if query else url
 
 
+def _why(searches, count) -> dict | None:
+    """The entry tick's searches as the journal shows them: at most WHY_QUERIES_SHOWN queries with their
+    first WHY_RESULTS_SHOWN citations each; entries not in the recorded shape are skipped."""
+    shown = []
+    for search in searches if isinstance(searches, list) else []:
+        if not isinstance(search, dict) or not isinstance(search.get("query"), str):
+            continue
+        results = search.get("results") if isinstance(search.get("results"), list) else []
+        citations = [result for result in results if isinstance(result, dict)]
+        shown.append(
+            {
+                "query": search["query"],
+                "results": citations[:WHY_RESULTS_SHOWN],
+                "more": max(0, len(citations) - WHY_RESULTS_SHOWN),
+            }
+        )
+    if not shown:
+        return None
+    total = count if isinstance(count, int) else len(shown)
+    return {"searches": shown, "more": max(0, total - len(shown))}
+
+
 @trader_required
 @vary_on_headers("HX-Request")  # the same URL answers a partial to htmx and a page otherwise
 def deployment_trades(request, deployment_id: int):
@@ -59,8 +96,10 @@ def deployment_trades(request, deployment_id: int):
     filters = form.filters()
     trades = selectors.trade_journal_list(
         deployment=deployment, status=filters["status"], symbol=filters["symbol"], regime_tag=filters["regime"]
-    )
+    ).annotate(entry_searches=_ENTRY_SEARCHES, entry_search_count=_ENTRY_SEARCH_COUNT)
     page = Paginator(trades, JOURNAL_PAGE_SIZE).get_page(request.GET.get("page"))
+    for trade in page:
+        trade.why = _why(trade.entry_searches, trade.entry_search_count)
     context = {
         "deployment": deployment,
         "form": form,

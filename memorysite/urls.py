@@ -10,6 +10,8 @@ from chatmemory.urls import page_urlpatterns as chatmemory_pages
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from memorysite.health import healthz
+from recall.urls import api_urlpatterns as recall_api
+from recall.urls import page_urlpatterns as recall_pages
 from reflection.urls import api_urlpatterns as reflection_api
 from reflection.urls import page_urlpatterns as reflection_pages
 from research.urls import api_urlpatterns as research_api
@@ -28,12 +30,14 @@ urlpatterns = [
     path("api/v1/", include(reflection_api)),
     path("api/v1/", include(chatmemory_api)),
     path("api/v1/", include(signals_api)),
+    path("api/v1/", include(recall_api)),
     path("api/v1/", include(research_api)),
     path("api/v1/deployments/<int:deployment_id>/context/", ContextView.as_view(), name="api-context"),
     path("", include(ledger_pages)),
     path("", include(reflection_pages)),
     path("", include(chatmemory_pages)),
     path("", include(signals_pages)),
+    path("", include(recall_pages)),
     path("", include(research_pages)),
     path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
 ]

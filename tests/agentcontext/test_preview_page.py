@@ -224,7 +224,7 @@ class TestExactRunnerText:
         assert body["text"] == ""
         assert pre(content, "memory-text") == ""
         assert pre(content, "system-prompt-text") == body["system_prompt"]["text"]
-        assert content.count("(suppressed: nothing to show yet)") == 4
+        assert content.count("(suppressed: nothing to show yet)") == 5  # + similar past situations
 
 
 class TestPlaceholder:
@@ -294,7 +294,7 @@ class TestWhatIfControls:
         body = api_context(owner_api, traded)
         assert pre(content, "section-recent_trades-text") is None
         assert pre(content, "section-open_positions-text") is None
-        assert content.count('<span class="tag memory-off">memory off</span>') == 2
+        assert content.count('<span class="tag memory-off">memory off</span>') == 3  # + similar past situations
         kept = [body["sections"]["last_decision"], body["sections"]["recent_activity"]]
         assert pre(content, "memory-text") == "\n\n".join(kept)
         assert text_of(content, "section-recent_trades-tokens") == "0 tok"
@@ -446,8 +446,8 @@ class TestQueryCount:
     ):
         client.force_login(owner)
         assert client.get(preview_url(with_lessons)).status_code == 200  # caught up
-        # session, user, deployment, 6 context reads, the active note
-        with django_assert_max_num_queries(10):
+        # session, user, deployment, 6 context reads, the active note, recall's similar situations
+        with django_assert_max_num_queries(11):
             assert client.get(preview_url(with_lessons), query).status_code == 200
-        with django_assert_max_num_queries(10):
+        with django_assert_max_num_queries(11):
             assert client.get(preview_url(with_lessons), query, headers=HTMX).status_code == 200

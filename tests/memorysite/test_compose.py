@@ -17,8 +17,10 @@ def compose():
     return yaml.safe_load((BASE_DIR / "docker-compose.yml").read_text())
 
 
-def _settings_variables() -> set[str]:
-    return set(re.findall(r'env_(?:str|bool|list)\("([A-Z_]+)"', (BASE_DIR / "memorysite/settings.py").read_text()))
+def settings_variables() -> set[str]:
+    """The environment variables memorysite/settings.py reads (through the env_* helpers)."""
+    source = (BASE_DIR / "memorysite/settings.py").read_text()
+    return set(re.findall(r'env_(?:str|bool|list|choice)\("([A-Z_]+)"', source))
 
 
 def test_it_runs_pgvector_postgres_16_and_redis_7(compose):
@@ -31,7 +33,7 @@ def test_it_runs_pgvector_postgres_16_and_redis_7(compose):
 @pytest.mark.parametrize("service", APP_SERVICES)
 def test_app_services_set_exactly_the_settings_variables(compose, service):
     environment = compose["services"][service]["environment"]
-    assert set(environment) == _settings_variables()
+    assert set(environment) == settings_variables()
     assert environment["DEBUG"] == "false"
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.memorysite.test_compose import settings_variables
+
 BASE_DIR = Path(settings.BASE_DIR)
 PRODUCTION = {
     "DEBUG": "false",
@@ -55,7 +57,7 @@ def test_it_fails_loudly_on_a_malformed_environment(overrides, message):
 
 def test_settings_read_every_documented_variable_and_no_other():
     documented = set(re.findall(r"^([A-Z_]+)=", (BASE_DIR / ".env.example").read_text(), re.MULTILINE))
-    read = set(re.findall(r'env_(?:str|bool|list)\("([A-Z_]+)"', (BASE_DIR / "memorysite/settings.py").read_text()))
+    read = settings_variables()
     assert read == {
         "DATABASE_URL",
         "REDIS_URL",
@@ -65,6 +67,11 @@ def test_settings_read_every_documented_variable_and_no_other():
         "ANTHROPIC_API_KEY",
         "REFLECTION_MODEL",
         "CHAT_MODEL",
+        "EMBEDDINGS_PROVIDER",
+        "EMBEDDINGS_MODEL_DIR",
+        "EMBEDDINGS_MODEL_NAME",
+        "EMBEDDINGS_CACHE_DIR",
+        "RECALL_BACKEND",
     }
     assert documented - {"POSTGRES_PASSWORD"} == read
 

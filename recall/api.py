@@ -1,0 +1,265 @@
+"""REST views of recall: index documents, search with citations, index health, agents' journal
+appends and edit proposals. Approving a proposal is a trader's act on the /recall/ page, never an
+API call: the runner holds the same token as the agent that proposed the edit."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ledger.models import DecisionSnapshot, Deployment
+from memorysite.api import Page, paginated
+from recall import selectors, services
+from recall.embeddings import get_embedder
+from recall.models import EditProposal, JournalEntry
+from recall.serializers import (
+    DocumentInput,
+    DocumentListQuery,
+    DocumentOutput,
+    DocumentWritten,
+    HealthOutput,
+    JournalInput,
+    JournalListQuery,
+    JournalOutput,
+    ProposalInput,
+    ProposalListQuery,
+    ProposalOutput,
+    SearchInput,
+    SearchOutput,
+)
+
+_ERRORS = {
+    400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
+    401: OpenApiResponse(description="Missing or invalid token."),
+    404: OpenApiResponse(description="No such deployment, snapshot or document among yours."),
+}
+
+
+def _deployment(user, deployment_id):
+    if deployment_id is None:
+        return None
+    return get_object_or_404(Deployment.objects.owned_by(user), pk=deployment_id)
+
+
+def _snapshot(user, snapshot_id, deployment=None):
+    if snapshot_id is None:
+        return None
+    snapshots = DecisionSnapshot.objects.owned_by(user)
+    if deployment is not None:
+        snapshots = snapshots.filter(deployment=deployment)
+    return get_object_or_404(snapshots.only("id", "deployment_id", "owner_id"), pk=snapshot_id)
+
+
+class DocumentListCreateView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[DocumentListQuery],
+        responses={200: DocumentOutput(many=True), **_ERRORS},
+        summary="Documents you can search: yours and the global playbooks and runbooks",
+        tags=["recall"],
+    )
+    def get(self, request):
+        query = DocumentListQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        documents = selectors.document_list(user=request.user)
+        if "source" in query.validated_data:
+            documents = documents.filter(source=query.validated_data["source"])
+        if "deployment_id" in query.validated_data:
+            documents = documents.filter(deployment_id=query.validated_data["deployment_id"])
+        return paginated(self, documents, DocumentOutput)
+
+    @extend_schema(
+        request=DocumentInput,
+        responses={
+            201: DocumentWritten,
+            200: DocumentWritten,
+            403: OpenApiResponse(description="A change to SOUL.md or TRADING_MANUAL.md: propose it instead."),
+            **_ERRORS,
+        },
+        summary="Index a document (same path again = a new version; only changed chunks are re-embedded)",
+        description="Chunks by markdown headings, then windows of 400–800 tokens, each with its exact line "
+        "range. Returns 201 when the content is new or changed, 200 when it was already indexed as sent. "
+        "Embedding runs in a worker: `GET /api/v1/recall/health/` shows the chunks still pending. "
+        "`deployment_id` scopes the document to one deployment's searches; without it every search of yours "
+        "reads it. SOUL.md and TRADING_MANUAL.md may be created here but not changed (403): an agent proposes "
+        "an edit (`POST /api/v1/recall/proposals/`) and the trader approves it.",
+        tags=["recall"],
+    )
+    def post(self, request):
+        data = DocumentInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        try:
+            result = services.agent_document_upsert(
+                owner=request.user,
+                deployment=_deployment(request.user, values.get("deployment_id")),
+                path=values["path"],
+                content=values["content"],
+                source=values["source"],
+                metadata=values.get("metadata"),
+            )
+        except services.ProtectedDocument as error:
+            raise PermissionDenied(str(error)) from error
+        document = result.document
+        body = {
+            "id": document.pk,
+            "path": document.path,
+            "version": document.version,
+            "changed": result.changed,
+            "chunk_count": document.chunk_count,
+            "chunks_added": result.chunks_added,
+            "chunks_kept": result.chunks_kept,
+            "chunks_removed": result.chunks_removed,
+        }
+        code = status.HTTP_201_CREATED if result.changed else status.HTTP_200_OK
+        return Response(DocumentWritten(body).data, status=code)
+
+
+class DocumentDetailView(APIView):
+    @extend_schema(responses={200: DocumentOutput, **_ERRORS}, summary="One document", tags=["recall"])
+    def get(self, request, document_id: int):
+        return Response(DocumentOutput(selectors.document_get(user=request.user, document_id=document_id)).data)
+
+    @extend_schema(
+        responses={204: None, 403: OpenApiResponse(description="A global document (staff manage those)."), **_ERRORS},
+        summary="Remove one of your documents from the index",
+        tags=["recall"],
+    )
+    def delete(self, request, document_id: int):
+        document = selectors.document_get(user=request.user, document_id=document_id)
+        if document.owner_id is None:
+            raise PermissionDenied("global documents are managed by staff")
+        services.document_delete(document=document)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SearchView(APIView):
+    @extend_schema(
+        request=SearchInput,
+        responses={200: SearchOutput, **_ERRORS},
+        summary="Hybrid keyword + vector search over your documents and the global ones, with citations",
+        description="Each result is a citation: path, startLine, endLine, score (0..1), snippet and source "
+        "(`fts`, `vector` or `hybrid`: which side found it). `backend` is the active slot (`hybrid`, or `fts` "
+        "when embeddings are off). Scores fuse 0.5·keyword + 0.5·cosine (configurable). With `snapshot_id` "
+        "the citations are attached to that decision snapshot (the trade journal shows them).",
+        tags=["recall"],
+    )
+    def post(self, request):
+        data = SearchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        deployment = _deployment(request.user, values.get("deployment_id"))
+        snapshot = _snapshot(request.user, values.get("snapshot_id"), deployment)
+        outcome = selectors.search(
+            user=request.user,
+            query=values["query"],
+            k=values["k"],
+            sources=values.get("sources"),
+            deployment_id=deployment.pk if deployment else None,
+            min_score=values.get("min_score"),
+            per_source_cap=values.get("per_source_cap"),
+            now=timezone.now(),
+            embedder=get_embedder(),
+        )
+        citations = outcome.citations()
+        if snapshot is not None:
+            services.citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
+        return Response(SearchOutput({"backend": outcome.backend, "results": citations}).data)
+
+
+class HealthView(APIView):
+    @extend_schema(
+        responses={200: HealthOutput, 401: _ERRORS[401]},
+        summary="Index health: documents, chunks, chunks pending embedding, last sync, indexing errors",
+        tags=["recall"],
+    )
+    def get(self, request):
+        return Response(HealthOutput(selectors.index_health(user=request.user)).data)
+
+
+class JournalView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[JournalListQuery],
+        responses={200: JournalOutput(many=True), **_ERRORS},
+        summary="Your agents' journal entries, learnings and notes, newest first",
+        tags=["recall"],
+    )
+    def get(self, request):
+        query = JournalListQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        entries = JournalEntry.objects.owned_by(request.user).select_related("document").order_by("-created_at", "-id")
+        if "deployment_id" in query.validated_data:
+            entries = entries.filter(deployment_id=query.validated_data["deployment_id"])
+        return paginated(self, entries, JournalOutput)
+
+    @extend_schema(
+        request=JournalInput,
+        responses={201: JournalOutput, **_ERRORS},
+        summary="Append a journal entry, learning or note (attributed to a run; visible to the trader)",
+        description="Additive only (seed §5): journal entries go to `journal/<UTC date>.md`, learnings to "
+        "`memory/learnings.md`, notes to `memory/notes.md` of the deployment, each under a heading with the "
+        "time, kind and run id, and are indexed like any document. The manual cannot be written here: "
+        "propose an edit with `POST /api/v1/recall/proposals/`.",
+        tags=["recall"],
+    )
+    def post(self, request):
+        data = JournalInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        deployment = _deployment(request.user, values["deployment_id"])
+        entry = services.journal_append(
+            deployment=deployment,
+            kind=values["kind"],
+            content=values["content"],
+            run_id=values["run_id"],
+            snapshot=_snapshot(request.user, values.get("snapshot_id"), deployment),
+        )
+        return Response(JournalOutput(entry).data, status=status.HTTP_201_CREATED)
+
+
+class ProposalView(APIView):
+    pagination_class = Page
+
+    @extend_schema(
+        parameters=[ProposalListQuery],
+        responses={200: ProposalOutput(many=True), **_ERRORS},
+        summary="Edit proposals on your documents, newest first",
+        tags=["recall"],
+    )
+    def get(self, request):
+        query = ProposalListQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        proposals = EditProposal.objects.owned_by(request.user).select_related("document")
+        if "status" in query.validated_data:
+            proposals = proposals.filter(status=query.validated_data["status"])
+        return paginated(self, proposals.order_by("-created_at", "-id"), ProposalOutput)
+
+    @extend_schema(
+        request=ProposalInput,
+        responses={201: ProposalOutput, **_ERRORS},
+        summary="Propose an edit to one of your documents (the manual); it waits for the trader's approval",
+        description="The proposal records the document's content hash: the trader approves or rejects it on "
+        "the /recall/ page, and an approval of a document that changed since is refused.",
+        tags=["recall"],
+    )
+    def post(self, request):
+        data = ProposalInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        document = selectors.owned_document_get(user=request.user, document_id=values["document_id"])
+        proposal = services.proposal_create(
+            document=document,
+            proposed_content=values["proposed_content"],
+            reason=values["reason"],
+            run_id=values["run_id"],
+            snapshot=_snapshot(request.user, values.get("snapshot_id")),
+        )
+        return Response(ProposalOutput(proposal).data, status=status.HTTP_201_CREATED)

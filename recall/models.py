@@ -1,0 +1,278 @@
+"""Recall (seed: hybrid-recall.md, memory-layer.md phase 3): documents split into chunks that are
+searched by keyword (PostgreSQL full-text) and by meaning (pgvector), the agents' own journal
+writes and manual-edit proposals, and one situation row per trade for "have I seen this before?".
+
+A document with no owner is global (staff playbooks, incident runbooks): every trader's search
+reads it, only staff write it. Everything else is owner-scoped like the rest of the service.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import F, Q
+from pgvector.django import HnswIndex, VectorField
+
+from ledger.models import DecisionSnapshot, Deployment, OwnedModel, OwnedQuerySet, Skill, TradeHistory
+
+EMBEDDING_DIMENSIONS = 384
+PATH_MAX = 500
+DOCUMENT_MAX_CHARS = 1_000_000
+FTS_CONFIG = "english"
+
+
+class DocumentSource(models.TextChoices):
+    WORKSPACE = "workspace", "agent workspace file"
+    TRANSCRIPT = "transcript", "run transcript / decision trace"
+    BACKTEST = "backtest", "backtest report"
+    JOURNAL = "journal", "agent journal"
+    PLAYBOOK = "playbook", "playbook"
+    RUNBOOK = "runbook", "incident runbook"
+
+
+class ReadableQuerySet(models.QuerySet):
+    """Rows a trader may read: their own and the global ones (owner null)."""
+
+    def readable_by(self, user):
+        if user is None or not user.is_authenticated:
+            return self.filter(owner__isnull=True)
+        return self.filter(Q(owner_id=user.pk) | Q(owner__isnull=True))
+
+    def owned_by(self, user):
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return self.filter(owner_id=user.pk)
+
+
+class Document(models.Model):
+    """One indexed file, per owner (or global) and optionally per deployment; the newest version."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    path = models.CharField(max_length=PATH_MAX)
+    source = models.CharField(max_length=16, choices=DocumentSource.choices)
+    metadata = models.JSONField(default=dict, blank=True)
+    content = models.TextField()
+    content_hash = models.CharField(max_length=64)
+    version = models.PositiveIntegerField(default=1)
+    chunk_count = models.PositiveIntegerField(default=0)
+    # Null while any chunk waits for its embedding; the last indexing error stays until a success.
+    indexed_at = models.DateTimeField(null=True, blank=True)
+    index_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ReadableQuerySet.as_manager()
+
+    class Meta:
+        db_table = "recall_documents"
+        ordering = ["path", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "deployment", "path"], nulls_distinct=False, name="recall_document_path_unique"
+            ),
+            models.CheckConstraint(condition=~Q(path=""), name="recall_document_path_not_empty"),
+            models.CheckConstraint(condition=Q(source__in=DocumentSource.values), name="recall_document_source_valid"),
+            models.CheckConstraint(
+                condition=Q(owner__isnull=False) | Q(deployment__isnull=True), name="recall_global_has_no_deployment"
+            ),
+            models.CheckConstraint(
+                condition=Q(content_hash__regex=r"^[0-9a-f]{64}$"), name="recall_document_hash_sha256"
+            ),
+        ]
+        indexes = [models.Index(fields=["owner", "source"], name="recall_document_owner")]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class Chunk(models.Model):
+    """A heading-delimited window of a document with its exact line range: the unit of citation."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    # Denormalised from the document so both search sides filter without a join.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+", db_index=False
+    )
+    deployment = models.ForeignKey(
+        Deployment, on_delete=models.CASCADE, null=True, blank=True, related_name="+", db_index=False
+    )
+    source = models.CharField(max_length=16, choices=DocumentSource.choices)
+    path = models.CharField(max_length=PATH_MAX)
+    ordinal = models.PositiveIntegerField()
+    start_line = models.PositiveIntegerField()
+    end_line = models.PositiveIntegerField()
+    heading = models.TextField(blank=True, default="")
+    text = models.TextField()
+    token_count = models.PositiveIntegerField()
+    content_hash = models.CharField(max_length=64)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("heading", "text", config=FTS_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedded_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ReadableQuerySet.as_manager()
+
+    class Meta:
+        db_table = "recall_chunks"
+        ordering = ["document_id", "ordinal"]
+        constraints = [
+            models.CheckConstraint(condition=Q(start_line__gte=1), name="recall_chunk_lines_positive"),
+            models.CheckConstraint(condition=Q(end_line__gte=F("start_line")), name="recall_chunk_lines_ordered"),
+            models.CheckConstraint(condition=Q(content_hash__regex=r"^[0-9a-f]{64}$"), name="recall_chunk_hash_sha256"),
+        ]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="recall_chunk_fts"),
+            HnswIndex(
+                name="recall_chunk_embedding",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            models.Index(fields=["owner", "deployment"], name="recall_chunk_owner"),
+            models.Index(fields=["document", "ordinal"], name="recall_chunk_document"),
+            models.Index(fields=["id"], condition=Q(embedding__isnull=True), name="recall_chunk_pending"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+class JournalKind(models.TextChoices):
+    JOURNAL = "journal", "journal entry"
+    LEARNING = "learning", "learning"
+    NOTE = "note", "note"
+
+
+class JournalEntry(OwnedModel):
+    """An agent's append-only write (seed §5): attributed to a run, visible to the trader, indexed
+    as part of a journal document."""
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=JournalKind.choices)
+    content = models.TextField()
+    run_id = models.CharField(max_length=100)
+    snapshot = models.ForeignKey(DecisionSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "recall_journal_entries"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=JournalKind.values), name="recall_journal_kind_valid"),
+            models.CheckConstraint(condition=~Q(content=""), name="recall_journal_content_not_empty"),
+            models.CheckConstraint(condition=~Q(run_id=""), name="recall_journal_run_id_not_empty"),
+        ]
+        indexes = [models.Index(fields=["owner", "-created_at"], name="recall_journal_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} by run {self.run_id}"
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending", "pending"
+    APPROVED = "approved", "approved"
+    REJECTED = "rejected", "rejected"
+
+
+class EditProposal(OwnedModel):
+    """An agent's proposed edit to a protected document (the manual): waits for the trader."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="proposals")
+    base_hash = models.CharField(max_length=64)
+    proposed_content = models.TextField()
+    reason = models.TextField()
+    run_id = models.CharField(max_length=100)
+    snapshot = models.ForeignKey(DecisionSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    status = models.CharField(max_length=8, choices=ProposalStatus.choices, default=ProposalStatus.PENDING)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "recall_edit_proposals"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=ProposalStatus.values), name="recall_proposal_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status="pending") | Q(decided_at__isnull=False), name="recall_proposal_decided_at"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "-created_at"], condition=Q(status="pending"), name="recall_proposal_pending")
+        ]
+
+    def __str__(self) -> str:
+        return f"edit of {self.document_id} ({self.status})"
+
+
+class TradeSituation(OwnedModel):
+    """Phase 3: what the market looked like when a trade opened, embedded, and how it ended."""
+
+    trade = models.OneToOneField(TradeHistory, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="+", db_index=False)
+    skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="+", db_index=False)
+    symbol = models.CharField(max_length=32)
+    side = models.CharField(max_length=5)
+    entry_tick_at = models.DateTimeField()
+    summary = models.TextField()
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # Attached when the trade closes.
+    outcome = models.TextField(blank=True, default="")
+    realized_pnl_usd = models.DecimalField(max_digits=20, decimal_places=8, null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        db_table = "recall_trade_situations"
+        ordering = ["-entry_tick_at"]
+        indexes = [
+            models.Index(
+                fields=["skill", "symbol", "side", "-closed_at"],
+                condition=Q(closed_at__isnull=False),
+                name="recall_situation_closed",
+            ),
+            models.Index(fields=["deployment", "-entry_tick_at"], name="recall_situation_deployment"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.symbol} {self.side} @ {self.entry_tick_at.isoformat()}"
+
+
+class SyncedFolder(models.Model):
+    """A workspace folder the scheduled sync re-indexes (remembered by ``recall_sync --remember``)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    root = models.CharField(max_length=1000)
+    source = models.CharField(max_length=16, choices=DocumentSource.choices, default=DocumentSource.WORKSPACE)
+    prefix = models.CharField(max_length=PATH_MAX, blank=True, default="")
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+
+    class Meta:
+        db_table = "recall_synced_folders"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "deployment", "root"], nulls_distinct=False, name="recall_folder_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.root

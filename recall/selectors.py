@@ -1,0 +1,434 @@
+"""Recall reads: hybrid search with citations, index health, situation recall.
+
+Search runs two owner-scoped candidate queries and fuses them in Python (recall.fusion):
+
+- keyword: PostgreSQL full-text search with OR semantics over the query's terms, ranked with
+  ``ts_rank_cd``; the GIN scan is capped at ``FTS_CANDIDATE_CAP`` matching rows before ranking, so a
+  common term cannot make a query rank half the table;
+- vector: cosine distance over pgvector. pgvector applies a WHERE filter *after* its HNSW scan, so a
+  filtered HNSW query returns too few rows when the trader's rows are a small share of the table.
+  When the readable chunk count is at most ``RECALL_EXACT_SCAN_MAX`` the query scans those rows exactly
+  (through the owner index, no HNSW); above it, HNSW with ``hnsw.ef_search`` raised and an
+  over-fetch proportional to the trader's share, falling back to the exact scan when the filtered
+  result is still short. Either way the caller gets k rows whenever k exist.
+
+A document with no owner is global (staff playbooks, runbooks) and readable by every trader.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.shortcuts import get_object_or_404
+
+from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms, or_tsquery_text
+from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
+from recall.situations import SimilarSituation, render_similar_situations
+
+FTS_CANDIDATE_CAP = 2000
+HNSW_EF_SEARCH_MAX = 1000
+SNIPPET_CHARS = 700
+SNIPPET_LEAD = 160  # characters of context kept before the first query term
+_STOPWORDS = (
+    "the and for with that this from what when where which who how why was were are has have had not but you "
+    "your our their its can did does into onto than then them they there"
+)
+SNIPPET_STOPWORDS = frozenset(_STOPWORDS.split())
+BACKENDS = ("hybrid", "fts", "vector")
+OPEN_SITUATIONS_MAX = 5
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    owner_id: int | None
+    deployment_id: int | None = None
+    sources: tuple[str, ...] | None = None
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        """WHERE clause: the trader's rows (all, or owner-level + one deployment's) and global rows."""
+        clauses, params = [], []
+        if self.owner_id is None:
+            clauses.append(f"{alias}.owner_id IS NULL")
+        elif self.deployment_id is None:
+            clauses.append(f"({alias}.owner_id = %s OR {alias}.owner_id IS NULL)")
+            params.append(self.owner_id)
+        else:
+            clauses.append(
+                f"(({alias}.owner_id = %s AND ({alias}.deployment_id IS NULL OR {alias}.deployment_id = %s))"
+                f" OR {alias}.owner_id IS NULL)"
+            )
+            params += [self.owner_id, self.deployment_id]
+        if self.sources:
+            clauses.append(f"{alias}.source = ANY(%s)")
+            params.append(list(self.sources))
+        return " AND ".join(clauses), params
+
+    def chunks(self) -> QuerySet[Chunk]:
+        if self.owner_id is None:
+            readable = Q(owner__isnull=True)
+        elif self.deployment_id is None:
+            readable = Q(owner_id=self.owner_id) | Q(owner__isnull=True)
+        else:
+            readable = (
+                Q(owner_id=self.owner_id) & (Q(deployment__isnull=True) | Q(deployment_id=self.deployment_id))
+            ) | Q(owner__isnull=True)
+        chunks = Chunk.objects.filter(readable)
+        return chunks.filter(source__in=self.sources) if self.sources else chunks
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    backend: str
+    hits: list[Hit]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    vector_plan: str = ""
+
+    def citations(self) -> list[dict]:
+        return [citation(hit) for hit in self.hits]
+
+
+def citation(hit: Hit) -> dict:
+    """The seed's citation shape, exactly: path, startLine, endLine, score, snippet, source."""
+    candidate = hit.candidate
+    return {
+        "path": candidate.path,
+        "startLine": candidate.start_line,
+        "endLine": candidate.end_line,
+        "score": round(hit.score, 4),
+        "snippet": candidate.snippet,
+        "source": hit.source,
+    }
+
+
+def effective_backend(requested: str | None = None, *, embedder_available: bool) -> str:
+    """The seed's slot: one backend is active. "hybrid" without an embedder serves as "fts"."""
+    backend = requested or settings.RECALL_BACKEND
+    if backend in ("hybrid", "vector") and not embedder_available:
+        return "fts"
+    return backend
+
+
+def search(
+    *,
+    user,
+    query: str,
+    k: int = 10,
+    sources: Sequence[str] | None = None,
+    deployment_id: int | None = None,
+    min_score: float | None = None,
+    per_source_cap: int | None = None,
+    backend: str | None = None,
+    weights: tuple[float, float] | None = None,
+    mmr_lambda: float | None = None,
+    half_life_days: float | None = None,
+    now: datetime,
+    embedder=None,
+    query_embedding: Sequence[float] | None = None,
+) -> SearchOutcome:
+    """Owner-scoped hybrid search. ``embedder`` (or a precomputed ``query_embedding``) enables the
+    vector side; ``backend`` overrides the configured slot (benchmarks compare all three)."""
+    scope = SearchScope(user.pk if user is not None else None, deployment_id, tuple(sources) if sources else None)
+    can_embed = embedder is not None or query_embedding is not None
+    backend = effective_backend(backend, embedder_available=can_embed)
+    timings: dict[str, float] = {}
+    w_fts, w_vec = weights or (settings.RECALL_FTS_WEIGHT, settings.RECALL_VECTOR_WEIGHT)
+    if backend == "fts":
+        w_fts, w_vec = 1.0, 0.0
+    elif backend == "vector":
+        w_fts, w_vec = 0.0, 1.0
+    config = FusionConfig(
+        w_fts=w_fts,
+        w_vec=w_vec,
+        min_score=min_score or 0.0,
+        per_source_cap=per_source_cap,
+        mmr_lambda=mmr_lambda,
+        half_life_days=half_life_days,
+    )
+    fetch = max(k * 4, 40) if backend == "hybrid" else k
+    if mmr_lambda is not None or per_source_cap is not None:
+        fetch = max(fetch, k * 8)
+    fts_rows: dict[int, float] = {}
+    vec_rows: dict[int, float] = {}
+    plan = ""
+    if backend in ("hybrid", "fts"):
+        started = time.perf_counter()
+        fts_rows = _keyword_candidates(scope, query, fetch)
+        timings["fts_ms"] = (time.perf_counter() - started) * 1000
+    if backend in ("hybrid", "vector"):
+        if query_embedding is None:
+            started = time.perf_counter()
+            query_embedding = embedder.embed([query])[0]
+            timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        vec_rows, plan = _vector_candidates(scope, query_embedding, fetch)
+        timings["vector_ms"] = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    candidates = _load_candidates(
+        fts_rows, vec_rows, with_embeddings=mmr_lambda is not None, terms=normalise_query_terms(query)
+    )
+    hits = fuse(candidates, k=k, config=config, now=now)
+    timings["fuse_ms"] = (time.perf_counter() - started) * 1000
+    return SearchOutcome(backend=backend, hits=hits, timings_ms=timings, vector_plan=plan)
+
+
+_KEYWORD = """
+    SELECT m.id, ts_rank_cd(m.search_vector, q.query) AS rank
+    FROM (SELECT to_tsquery('english', %s) AS query) AS q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.search_vector FROM recall_chunks c
+        WHERE c.search_vector @@ q.query AND {scope}
+        LIMIT %s
+    ) AS m
+    ORDER BY rank DESC, m.id
+    LIMIT %s
+"""
+
+
+def _keyword_candidates(scope: SearchScope, query: str, limit: int) -> dict[int, float]:
+    tsquery = or_tsquery_text(normalise_query_terms(query))
+    if not tsquery:
+        return {}
+    where, params = scope.sql()
+    with connection.cursor() as cursor:
+        cursor.execute(_KEYWORD.format(scope=where), [tsquery, *params, FTS_CANDIDATE_CAP, limit])
+        return {row[0]: float(row[1]) for row in cursor.fetchall()}
+
+
+# Exact: ordering by an expression the HNSW index cannot serve keeps the planner on the owner index.
+_EXACT = """
+    SELECT c.id, 1 - (c.embedding <=> %s::vector) AS cosine FROM recall_chunks c
+    WHERE c.embedding IS NOT NULL AND {scope}
+    ORDER BY (c.embedding <=> %s::vector) + 0, c.id
+    LIMIT %s
+"""
+_HNSW = """
+    SELECT h.id, h.cosine FROM (
+        SELECT c.id, c.owner_id, c.deployment_id, c.source, 1 - (c.embedding <=> %s::vector) AS cosine,
+               c.embedding <=> %s::vector AS distance
+        FROM recall_chunks c
+        ORDER BY c.embedding <=> %s::vector
+        LIMIT %s
+    ) AS h
+    WHERE {scope}
+    ORDER BY h.distance, h.id
+    LIMIT %s
+"""
+
+
+def _vector_literal(embedding: Sequence[float]) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in embedding) + "]"
+
+
+def readable_chunk_counts(scope: SearchScope) -> tuple[int, int]:
+    """(chunks this scope can read, chunks in the table) from the documents' chunk counts."""
+    documents = Document.objects.all()
+    readable = Q(owner__isnull=True) if scope.owner_id is None else Q(owner_id=scope.owner_id) | Q(owner__isnull=True)
+    totals = documents.aggregate(
+        total=Sum("chunk_count", default=0), readable=Sum("chunk_count", filter=readable, default=0)
+    )
+    return totals["readable"], totals["total"]
+
+
+def _vector_candidates(scope: SearchScope, embedding: Sequence[float], limit: int) -> tuple[dict[int, float], str]:
+    vector = _vector_literal(embedding)
+    where, params = scope.sql()
+    readable, total = readable_chunk_counts(scope)
+    with transaction.atomic(), connection.cursor() as cursor:
+        if readable > settings.RECALL_EXACT_SCAN_MAX and total:
+            share = readable / total
+            over_fetch = min(total, math.ceil(limit / max(share, 1e-6) * 2))
+            if over_fetch <= HNSW_EF_SEARCH_MAX:
+                # HNSW returns at most ef_search rows: raise it to the over-fetch.
+                cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, over_fetch)])
+                where_h, params_h = scope.sql("h")
+                cursor.execute(_HNSW.format(scope=where_h), [vector, vector, vector, over_fetch, *params_h, limit])
+                rows = cursor.fetchall()
+                if len(rows) >= limit:
+                    return {row[0]: float(row[1]) for row in rows}, "hnsw"
+        cursor.execute(_EXACT.format(scope=where), [vector, *params, vector, limit])
+        return {row[0]: float(row[1]) for row in cursor.fetchall()}, "exact"
+
+
+def _load_candidates(
+    fts_rows: dict[int, float], vec_rows: dict[int, float], *, with_embeddings: bool, terms: Sequence[str] = ()
+) -> list[Candidate]:
+    ids = set(fts_rows) | set(vec_rows)
+    if not ids:
+        return []
+    fields = [
+        "id",
+        "document_id",
+        "path",
+        "start_line",
+        "end_line",
+        "text",
+        "source",
+        "updated_at",
+        "document__metadata",
+    ]
+    if with_embeddings:
+        fields.append("embedding")
+    candidates = []
+    for row in Chunk.objects.filter(id__in=ids).values(*fields):
+        metadata = row["document__metadata"] or {}
+        embedding = row.get("embedding")
+        candidates.append(
+            Candidate(
+                chunk_id=row["id"],
+                path=row["path"],
+                start_line=row["start_line"],
+                end_line=row["end_line"],
+                snippet=snippet(row["text"], terms),
+                source_type=row["source"],
+                fts_rank=fts_rows.get(row["id"]),
+                cosine=vec_rows.get(row["id"]),
+                updated_at=row["updated_at"],
+                evergreen=bool(metadata.get("evergreen")),
+                embedding=tuple(float(x) for x in embedding) if embedding is not None else None,
+                document_id=row["document_id"],
+            )
+        )
+    return candidates
+
+
+def snippet(text: str, terms: Sequence[str] = (), limit: int = SNIPPET_CHARS) -> str:
+    """The chunk's text, at most ``limit`` characters: from its start when it fits or when no query
+    term occurs past the first window, else a window opening shortly before the first occurrence of
+    a query term (so a keyword hit deep in an 800-token chunk is cited with the word), cut at word
+    boundaries with an ellipsis on each cut side."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    start = 0
+    position = _first_term_position(text, terms)
+    if position is not None and position > limit - SNIPPET_LEAD:
+        start = max(0, min(position - SNIPPET_LEAD, len(text) - limit + 2))
+        space = text.find(" ", start, position)
+        start = space + 1 if space != -1 else start
+    prefix = "…" if start else ""
+    room = limit - len(prefix)
+    window = text[start:]
+    if len(window) <= room:
+        return prefix + window
+    cut = window[: room - 1]
+    space = cut.rfind(" ")
+    return prefix + (cut[:space] if space > room // 2 else cut).rstrip() + "…"
+
+
+def _first_term_position(text: str, terms: Sequence[str]) -> int | None:
+    words = [re.escape(term) for term in terms if len(term) >= 3 and term not in SNIPPET_STOPWORDS]
+    if not words:
+        return None
+    match = re.search(r"\b(?:" + "|".join(words) + ")", text, re.IGNORECASE)
+    return match.start() if match else None
+
+
+# ----------------------------------------------------------------------------------------- pages
+
+
+def document_list(*, user) -> QuerySet[Document]:
+    return Document.objects.readable_by(user).defer("content").order_by("owner_id", "path", "id")
+
+
+def document_get(*, user, document_id: int) -> Document:
+    return get_object_or_404(Document.objects.readable_by(user), pk=document_id)
+
+
+def owned_document_get(*, user, document_id: int) -> Document:
+    return get_object_or_404(Document.objects.owned_by(user), pk=document_id)
+
+
+def index_health(*, user) -> dict:
+    """The seed's index health signals for what this trader can read: documents, chunks, chunks
+    waiting for their embedding, the last completed sync and documents whose indexing failed."""
+    documents = Document.objects.readable_by(user)
+    totals = documents.aggregate(
+        documents=Count("id"), chunks=Sum("chunk_count", default=0), last_sync_at=Max("indexed_at")
+    )
+    pending = Chunk.objects.readable_by(user).filter(embedding__isnull=True).count() if _embedding_enabled() else 0
+    errors = [
+        {"path": path, "error": error}
+        for path, error in documents.exclude(index_error="").order_by("path").values_list("path", "index_error")[:20]
+    ]
+    return {
+        "documents": totals["documents"],
+        "chunks": totals["chunks"],
+        "pending": pending,
+        "last_sync_at": totals["last_sync_at"],
+        "errors": errors,
+    }
+
+
+def _embedding_enabled() -> bool:
+    return settings.EMBEDDINGS_PROVIDER != "none"
+
+
+def pending_proposals(*, user) -> QuerySet[EditProposal]:
+    return (
+        EditProposal.objects.owned_by(user)
+        .filter(status=ProposalStatus.PENDING)
+        .select_related("document")
+        .defer("proposed_content", "document__content")
+        .order_by("-created_at", "-id")
+    )
+
+
+def proposal_get(*, user, proposal_id: int) -> EditProposal:
+    return get_object_or_404(EditProposal.objects.owned_by(user).select_related("document"), pk=proposal_id)
+
+
+def recent_journal(*, user, limit: int = 20) -> QuerySet[JournalEntry]:
+    return JournalEntry.objects.owned_by(user).select_related("deployment").order_by("-created_at", "-id")[:limit]
+
+
+# ------------------------------------------------------------------------------ situation recall
+
+SITUATIONS_K = 3
+
+_SIMILAR = """
+    SELECT s.entry_tick_at, s.summary, s.outcome, 1 - (s.embedding <=> o.embedding) AS similarity
+    FROM recall_trade_situations o
+    JOIN recall_trade_situations s
+      ON s.skill_id = o.skill_id AND s.symbol = o.symbol AND s.side = o.side AND s.owner_id = o.owner_id
+    WHERE o.trade_id = %s AND s.embedding IS NOT NULL
+      AND s.closed_at IS NOT NULL AND s.closed_at <= %s AND s.trade_id <> o.trade_id
+    ORDER BY (s.embedding <=> o.embedding) + 0, s.entry_tick_at DESC
+    LIMIT %s
+"""
+
+
+def similar_situations_section(*, deployment, as_of: datetime | None, k: int = SITUATIONS_K) -> str | None:
+    """``## Similar past situations`` for the deployment's open trades: for each, the k nearest
+    closed trades of the same skill with the same symbol and side (the structured fields filter,
+    the embedding only ranks), closed by ``as_of`` (the latest tick). None when there is nothing."""
+    if as_of is None:
+        return None
+    current = list(
+        TradeSituation.objects.filter(deployment=deployment, closed_at__isnull=True, embedding__isnull=False)
+        .order_by("symbol")
+        .values_list("trade_id", "summary")[:OPEN_SITUATIONS_MAX]
+    )
+    if not current:
+        return None
+    groups = []
+    with connection.cursor() as cursor:
+        for trade_id, summary in current:
+            cursor.execute(_SIMILAR, [trade_id, as_of, k])
+            groups.append(
+                (
+                    summary,
+                    [
+                        SimilarSituation(entry_tick_at=row[0], summary=row[1], outcome=row[2], similarity=float(row[3]))
+                        for row in cursor.fetchall()
+                    ],
+                )
+            )
+    return render_similar_situations(groups)

@@ -1,0 +1,546 @@
+"""Recall writes: documents (chunked on write, embedded later by a worker), the embedding pass,
+agents' journal appends and edit proposals, citations on decision snapshots, trade situations.
+
+Embedding never runs on the request path of a write: ``document_upsert`` stores the chunks with a
+null embedding and queues ``recall.embed_pending`` on commit. On a new version of a document only
+chunks whose hash changed are replaced; unchanged chunks keep their row and their embedding.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
+from recall.chunking import chunk_markdown
+from recall.models import (
+    DOCUMENT_MAX_CHARS,
+    PATH_MAX,
+    Chunk,
+    Document,
+    DocumentSource,
+    EditProposal,
+    JournalEntry,
+    JournalKind,
+    ProposalStatus,
+    SyncedFolder,
+    TradeSituation,
+)
+from recall.situations import bar_stats, outcome_text, situation_summary
+
+logger = logging.getLogger(__name__)
+
+EMBED_BATCH = 32
+CITED_SEARCHES_MAX = 20  # searches whose citations one decision snapshot keeps
+# Paths an agent may not rewrite: it proposes an edit and the trader approves it (seed §5).
+PROTECTED_PATHS = ("SOUL.md", "TRADING_MANUAL.md")
+JOURNAL_PATHS = {
+    JournalKind.JOURNAL: "journal/{date}.md",
+    JournalKind.LEARNING: "memory/learnings.md",
+    JournalKind.NOTE: "memory/notes.md",
+}
+
+
+class ProtectedDocument(Exception):
+    """An agent tried to rewrite the manual (or SOUL.md): it may only propose an edit (seed §5)."""
+
+
+class ProposalConflict(Exception):
+    """The document changed since the proposal was made: approving it would overwrite that change."""
+
+
+class ProposalDecided(Exception):
+    """The proposal was already approved or rejected."""
+
+
+@dataclass(frozen=True)
+class UpsertResult:
+    document: Document
+    created: bool
+    changed: bool
+    chunks_added: int
+    chunks_kept: int
+    chunks_removed: int
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def clean_path(path: str) -> str:
+    """A workspace-relative POSIX path: no leading slash, no '..', no empty segments, ≤ 500 chars.
+    Raises ValidationError naming the rule."""
+    if not isinstance(path, str) or not path.strip():
+        raise ValidationError("must be a non-empty relative path")
+    if len(path) > PATH_MAX:
+        raise ValidationError(f"must be at most {PATH_MAX} characters")
+    if "\\" in path or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        raise ValidationError("must be a POSIX path without control characters or backslashes")
+    if path.startswith("/"):
+        raise ValidationError("must be relative to the workspace (no leading '/')")
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValidationError("must not contain empty, '.' or '..' segments")
+    return posixpath.normpath(path)
+
+
+def is_protected(path: str) -> bool:
+    return posixpath.basename(path) in PROTECTED_PATHS
+
+
+def agent_document_upsert(*, owner, path: str, content: str, deployment: Deployment | None = None, **fields):
+    """``document_upsert`` for writes on an agent's token (the API): a protected document (the manual,
+    SOUL.md) may be created, but once it exists it changes only through an approved edit proposal."""
+    path = clean_path(path)
+    if is_protected(path):
+        current = Document.objects.filter(owner=owner, deployment=deployment, path=path).values_list(
+            "content_hash", flat=True
+        )
+        if current and current[0] != content_hash(content):
+            raise ProtectedDocument(
+                f"{path} is protected: agents cannot rewrite it; propose the edit with POST /api/v1/recall/proposals/"
+                " and the trader approves it on /recall/ (or syncs the file with manage.py recall_sync)"
+            )
+    return document_upsert(owner=owner, path=path, content=content, deployment=deployment, **fields)
+
+
+def document_upsert(
+    *,
+    owner,
+    path: str,
+    content: str,
+    source: str,
+    deployment: Deployment | None = None,
+    metadata: Mapping | None = None,
+    queue_embedding: bool = True,
+    reindex: bool = False,
+) -> UpsertResult:
+    """Create or replace the document at ``path`` (for this owner and deployment; owner None =
+    global). Same content again changes nothing; new content replaces only the changed chunks.
+    ``reindex`` re-chunks and re-embeds every chunk even when nothing changed (staff's reindex)."""
+    path = clean_path(path)
+    if source not in DocumentSource.values:
+        raise ValidationError(f"source must be one of {', '.join(DocumentSource.values)}")
+    if len(content) > DOCUMENT_MAX_CHARS:
+        raise ValidationError(f"content must be at most {DOCUMENT_MAX_CHARS} characters")
+    if deployment is not None and (owner is None or deployment.owner_id != owner.pk):
+        raise ValidationError("deployment must belong to the document's owner")
+    digest = content_hash(content)
+    chunks = chunk_markdown(content)
+    with transaction.atomic():
+        document, created = Document.objects.select_for_update().get_or_create(
+            owner=owner,
+            deployment=deployment,
+            path=path,
+            defaults={"source": source, "metadata": dict(metadata or {}), "content": content, "content_hash": digest},
+        )
+        if not created and not reindex and document.content_hash == digest and document.source == source:
+            if metadata is not None and dict(metadata) != document.metadata:
+                document.metadata = dict(metadata)
+                document.save(update_fields=["metadata", "updated_at"])
+            return UpsertResult(document, False, False, 0, document.chunk_count, 0)
+        existing: dict[str, list[Chunk]] = {}
+        for chunk in document.chunks.all().order_by("ordinal"):
+            existing.setdefault(chunk.content_hash, []).append(chunk)
+        keep, add = [], []
+        for new in chunks:
+            reusable = existing.get(new.content_hash)
+            if reusable and document.source == source and not reindex:
+                row = reusable.pop(0)
+                row.ordinal, row.start_line, row.end_line = new.index, new.start_line, new.end_line
+                keep.append(row)
+            else:
+                add.append(new)
+        stale = [row.pk for rows in existing.values() for row in rows]
+        if stale:
+            Chunk.objects.filter(pk__in=stale).delete()
+        # Kept rows move to their new ordinals and lines: no re-embedding, no FTS change.
+        if keep:
+            Chunk.objects.bulk_update(keep, ["ordinal", "start_line", "end_line"])
+        Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    document=document,
+                    owner=owner,
+                    deployment=deployment,
+                    source=source,
+                    path=path,
+                    ordinal=new.index,
+                    start_line=new.start_line,
+                    end_line=new.end_line,
+                    heading=new.heading,
+                    text=new.text,
+                    token_count=new.token_count,
+                    content_hash=new.content_hash,
+                )
+                for new in add
+            ]
+        )
+        embedding_on = settings.EMBEDDINGS_PROVIDER != "none"
+        if not created:
+            document.version += 1
+        document.source = source
+        document.content = content
+        document.content_hash = digest
+        document.chunk_count = len(chunks)
+        if metadata is not None:
+            document.metadata = dict(metadata)
+        document.indexed_at = None if (add and embedding_on) else timezone.now()
+        document.save()
+        if add and embedding_on and queue_embedding:
+            transaction.on_commit(_queue_embedding)
+    return UpsertResult(document, created, True, len(add), len(keep), len(stale))
+
+
+def _queue_embedding() -> None:
+    from recall.tasks import embed_pending
+
+    embed_pending.delay()
+
+
+def document_delete(*, document: Document) -> None:
+    document.delete()
+
+
+def document_reindex(*, document: Document) -> UpsertResult:
+    """Staff's ``memory.reindex`` (seed §6): chunk the stored content again and re-embed it all."""
+    return document_upsert(
+        owner=document.owner,
+        deployment=document.deployment,
+        path=document.path,
+        content=document.content,
+        source=document.source,
+        reindex=True,
+    )
+
+
+def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None = None, now=None) -> int:
+    """Embed chunks that have no embedding yet, a batch at a time; rows being embedded by another
+    worker are skipped (SKIP LOCKED). Returns how many chunks were embedded."""
+    done = 0
+    batches = 0
+    while max_batches is None or batches < max_batches:
+        with transaction.atomic():
+            rows = list(
+                Chunk.objects.select_for_update(skip_locked=True)
+                .filter(embedding__isnull=True)
+                .order_by("id")
+                .only("id", "document_id", "heading", "text")[:batch]
+            )
+            if not rows:
+                break
+            try:
+                vectors = embedder.embed([embedding_text(row.heading, row.text) for row in rows])
+            except Exception as error:
+                logger.exception("recall: embedding failed for %d chunks", len(rows))
+                Document.objects.filter(pk__in={row.document_id for row in rows}).update(
+                    index_error=f"embedding failed: {type(error).__name__}: {error}"[:500]
+                )
+                raise
+            stamp = now or timezone.now()
+            for row, vector in zip(rows, vectors, strict=True):
+                row.embedding = vector
+                row.embedded_at = stamp
+            Chunk.objects.bulk_update(rows, ["embedding", "embedded_at"])
+            _mark_indexed({row.document_id for row in rows}, stamp)
+        done += len(rows)
+        batches += 1
+    return done
+
+
+def embedding_text(heading: str, text: str) -> str:
+    """What is embedded for a chunk: its heading trail gives the window its topic."""
+    return f"{heading}\n{text}" if heading else text
+
+
+def _mark_indexed(document_ids: set[int], stamp: dt.datetime) -> None:
+    pending = Chunk.objects.filter(document_id=OuterRef("pk"), embedding__isnull=True)
+    Document.objects.filter(pk__in=document_ids).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+
+
+# ------------------------------------------------------------------------------ agents' writes
+
+
+def journal_append(
+    *,
+    deployment: Deployment,
+    kind: str,
+    content: str,
+    run_id: str,
+    snapshot: DecisionSnapshot | None = None,
+    now: dt.datetime | None = None,
+) -> JournalEntry:
+    """Append an agent's entry to its journal document (additive only), attributed to the run."""
+    now = now or timezone.now()
+    path = JOURNAL_PATHS[JournalKind(kind)].format(date=now.astimezone(dt.UTC).date().isoformat())
+    owner = deployment.owner
+    block = (
+        f"## {now.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC · {JournalKind(kind).label} · run {run_id}\n\n"
+        f"{content.strip()}\n"
+    )
+    with transaction.atomic():
+        document = Document.objects.select_for_update().filter(owner=owner, deployment=deployment, path=path).first()
+        text = f"{document.content.rstrip()}\n\n{block}" if document is not None else block
+        result = document_upsert(
+            owner=owner,
+            deployment=deployment,
+            path=path,
+            content=text,
+            source=DocumentSource.JOURNAL,
+            metadata={"kind": kind},
+        )
+        return JournalEntry.objects.create(
+            owner=owner,
+            deployment=deployment,
+            kind=kind,
+            content=content.strip(),
+            run_id=run_id,
+            snapshot=snapshot,
+            document=result.document,
+        )
+
+
+def proposal_create(
+    *,
+    document: Document,
+    proposed_content: str,
+    reason: str,
+    run_id: str,
+    snapshot: DecisionSnapshot | None = None,
+) -> EditProposal:
+    if document.owner_id is None:
+        raise ValidationError("global documents are edited by staff, not proposed by agents")
+    if len(proposed_content) > DOCUMENT_MAX_CHARS:
+        raise ValidationError(f"proposed_content must be at most {DOCUMENT_MAX_CHARS} characters")
+    if content_hash(proposed_content) == document.content_hash:
+        raise ValidationError("proposed_content is the document's current content")
+    return EditProposal.objects.create(
+        owner_id=document.owner_id,
+        document=document,
+        base_hash=document.content_hash,
+        proposed_content=proposed_content,
+        reason=reason,
+        run_id=run_id,
+        snapshot=snapshot,
+    )
+
+
+def proposal_decide(*, proposal: EditProposal, approve: bool, by, now: dt.datetime | None = None) -> EditProposal:
+    """The trader approves (the document becomes the proposed content) or rejects a pending edit.
+    Approving an edit of a document that changed since is refused (ProposalConflict)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        proposal = EditProposal.objects.select_for_update().select_related("document").get(pk=proposal.pk)
+        if proposal.status != ProposalStatus.PENDING:
+            raise ProposalDecided(f"proposal {proposal.pk} is already {proposal.status}")
+        document = Document.objects.select_for_update().get(pk=proposal.document_id)
+        if approve:
+            if document.content_hash != proposal.base_hash:
+                raise ProposalConflict("the document changed after this edit was proposed; reject it and re-propose")
+            document_upsert(
+                owner=document.owner,
+                deployment=document.deployment,
+                path=document.path,
+                content=proposal.proposed_content,
+                source=document.source,
+            )
+        proposal.status = ProposalStatus.APPROVED if approve else ProposalStatus.REJECTED
+        proposal.decided_at = now
+        proposal.decided_by = by
+        proposal.save(update_fields=["status", "decided_at", "decided_by"])
+    return proposal
+
+
+def citations_attach(*, snapshot: DecisionSnapshot, query: str, citations: Sequence[Mapping]) -> None:
+    """Attach a search's citations to the decision snapshot of the tick that made it (appended:
+    a tick may search more than once, up to ``CITED_SEARCHES_MAX``; later ones replace the oldest).
+    Row-locked so concurrent searches both land."""
+    with transaction.atomic():
+        locked = DecisionSnapshot.objects.select_for_update().only("id", "citations").get(pk=snapshot.pk)
+        entries = list(locked.citations or [])
+        entries.append({"query": query, "results": list(citations)})
+        entries = entries[-CITED_SEARCHES_MAX:]
+        locked.citations = entries
+        locked.save(update_fields=["citations"])
+
+
+# ---------------------------------------------------------------------------------- situations
+
+
+def situations_sync(*, deployment_id: int, embedder) -> tuple[int, int]:
+    """Create the situation row (summary + embedding) of every trade of the deployment that has
+    none, and attach outcomes to closed trades whose situation has none. Idempotent; returns
+    (situations created, outcomes attached)."""
+    created = 0
+    trades = list(
+        TradeHistory.objects.filter(deployment_id=deployment_id)
+        .exclude(Exists(TradeSituation.objects.filter(trade_id=OuterRef("pk"))))
+        .select_related("entry_snapshot")
+        .order_by("entry_tick_at")[:500]
+    )
+    if trades:
+        summaries = [_summary_for(trade) for trade in trades]
+        vectors = embedder.embed(summaries) if embedder is not None else [None] * len(trades)
+        rows = [
+            TradeSituation(
+                trade=trade,
+                owner_id=trade.owner_id,
+                deployment_id=trade.deployment_id,
+                skill_id=trade.skill_id,
+                symbol=trade.symbol,
+                side=trade.side,
+                entry_tick_at=trade.entry_tick_at,
+                summary=summary,
+                embedding=vector,
+            )
+            for trade, summary, vector in zip(trades, summaries, vectors, strict=True)
+        ]
+        created = len(TradeSituation.objects.bulk_create(rows, ignore_conflicts=True))
+    attached = 0
+    open_outcomes = TradeSituation.objects.filter(deployment_id=deployment_id, closed_at__isnull=True)
+    closed = TradeHistory.objects.filter(pk__in=open_outcomes.values("trade_id"), status=TradeStatus.CLOSED).only(
+        "id", "realized_pnl_usd", "holding_minutes", "exit_reason", "exit_tick_at"
+    )
+    for trade in closed:
+        attached += TradeSituation.objects.filter(trade_id=trade.pk, closed_at__isnull=True).update(
+            outcome=outcome_text(
+                realized_pnl_usd=trade.realized_pnl_usd,
+                holding_minutes=trade.holding_minutes,
+                exit_reason=trade.exit_reason or "",
+            ),
+            realized_pnl_usd=trade.realized_pnl_usd,
+            closed_at=trade.exit_tick_at,
+        )
+    return created, attached
+
+
+def _summary_for(trade: TradeHistory) -> str:
+    stats = None
+    snapshot = trade.entry_snapshot
+    bars = ((snapshot.bars or {}).get(trade.symbol) if snapshot is not None else None) or []
+    try:
+        stats = bar_stats(
+            [bar["c"] for bar in bars],
+            [bar.get("h", bar["c"]) for bar in bars],
+            [bar.get("l", bar["c"]) for bar in bars],
+        )
+    except (KeyError, TypeError, ValueError, ArithmeticError):
+        stats = None
+    return situation_summary(
+        symbol=trade.symbol,
+        side=trade.side,
+        regime_tag=trade.entry_regime_tag,
+        entry_reason=trade.entry_reason,
+        stats=stats,
+    )
+
+
+# ------------------------------------------------------------------------------ workspace folders
+
+WORKSPACE_SUFFIXES = (".md", ".markdown", ".txt")
+FILE_MAX_BYTES = DOCUMENT_MAX_CHARS
+
+
+@dataclass(frozen=True)
+class FolderSyncResult:
+    scanned: int
+    changed: int
+    removed: int
+    errors: tuple[str, ...]
+
+
+def folder_files(root) -> list:
+    """The workspace's indexable files under ``root`` (markdown and text, hidden folders skipped),
+    sorted by relative path."""
+    from pathlib import Path
+
+    root = Path(root)
+    found = []
+    for path in root.rglob("*"):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.is_file() and path.suffix.lower() in WORKSPACE_SUFFIXES:
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def folder_sync(
+    *,
+    owner,
+    root,
+    deployment: Deployment | None = None,
+    source: str = DocumentSource.WORKSPACE,
+    prefix: str = "",
+    progress=None,
+) -> FolderSyncResult:
+    """Index a workspace folder: each file becomes the document at its relative path (under
+    ``prefix``); unchanged files change nothing; files removed from the folder since its last sync
+    are removed from the index. A file that cannot be read or is refused is reported, not fatal."""
+    from pathlib import Path
+
+    root = Path(root).resolve()
+    files = folder_files(root)
+    folder_key = str(root)
+    seen: set[str] = set()
+    changed = 0
+    errors: list[str] = []
+    for done, file in enumerate(files, start=1):
+        relative = (prefix.rstrip("/") + "/" if prefix else "") + file.relative_to(root).as_posix()
+        try:
+            if file.stat().st_size > FILE_MAX_BYTES:
+                raise ValidationError(f"larger than {FILE_MAX_BYTES} bytes")
+            content = file.read_text(encoding="utf-8")
+            result = document_upsert(
+                owner=owner,
+                deployment=deployment,
+                path=relative,
+                content=content,
+                source=source,
+                metadata={"folder": folder_key},
+            )
+            seen.add(result.document.path)
+            changed += result.changed
+        except (OSError, UnicodeDecodeError, ValidationError) as error:
+            message = error.messages[0] if isinstance(error, ValidationError) else str(error)
+            errors.append(f"{relative}: {message}")
+            seen.add(relative)
+        if progress is not None:
+            progress(done, len(files))
+    gone = Document.objects.filter(owner=owner, deployment=deployment, metadata__folder=folder_key).exclude(
+        path__in=seen
+    )
+    removed = len(gone.values_list("pk", flat=True))
+    gone.delete()
+    return FolderSyncResult(scanned=len(files), changed=changed, removed=removed, errors=tuple(errors))
+
+
+def synced_folder_run(*, folder: SyncedFolder, progress=None, now: dt.datetime | None = None) -> FolderSyncResult:
+    """Sync a remembered folder and record when and with which errors (a missing folder is one)."""
+    from pathlib import Path
+
+    if not Path(folder.root).is_dir():
+        result = FolderSyncResult(0, 0, 0, (f"{folder.root}: not a readable directory",))
+    else:
+        result = folder_sync(
+            owner=folder.owner,
+            root=folder.root,
+            deployment=folder.deployment,
+            source=folder.source,
+            prefix=folder.prefix,
+            progress=progress,
+        )
+    folder.last_synced_at = now or timezone.now()
+    folder.last_error = "\n".join(result.errors)[:2000]
+    folder.save(update_fields=["last_synced_at", "last_error"])
+    return result

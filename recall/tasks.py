@@ -1,0 +1,55 @@
+"""Celery tasks of recall: thin, idempotent, one service each. Embedding happens here, never on a
+write request's path."""
+
+import logging
+
+from celery import shared_task
+from django.db import OperationalError
+
+from recall import services
+from recall.embeddings import get_embedder
+from recall.models import SyncedFolder
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="recall.embed_pending",
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def embed_pending() -> int:
+    """Embed every chunk still waiting for its vector. Concurrent runs split the rows (SKIP LOCKED);
+    a redelivered task finds nothing pending. Returns how many chunks were embedded."""
+    embedder = get_embedder()
+    if embedder is None:
+        return 0
+    return services.embed_pending(embedder=embedder)
+
+
+@shared_task(
+    name="recall.sync_situations",
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def sync_situations(deployment_id: int) -> int:
+    """Situation rows for the deployment's new trades, outcomes for its closed ones."""
+    created, attached = services.situations_sync(deployment_id=deployment_id, embedder=get_embedder())
+    return created + attached
+
+
+@shared_task(name="recall.scheduled_sync", ignore_result=True)
+def scheduled_sync() -> int:
+    """Beat (every RECALL_SYNC_INTERVAL_S): re-sync every remembered workspace folder, then embed
+    whatever is pending (heals a lost embed message). Returns how many documents changed."""
+    changed = 0
+    for folder in SyncedFolder.objects.select_related("owner", "deployment"):
+        changed += services.synced_folder_run(folder=folder).changed
+    embed_pending.apply_async(retry=False)
+    return changed

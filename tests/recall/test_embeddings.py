@@ -1,0 +1,252 @@
+"""The embeddings layer: ONNX all-MiniLM-L6-v2 against the sentence-transformers golden vectors, windowing of
+long texts, weight verification and the graph cache. No database: these tests only touch model files."""
+
+import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.test import override_settings
+
+from recall import embeddings, onnx_graph
+from recall.embeddings import OnnxEmbedder
+
+GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "minilm_golden.json").read_text())
+
+TRADING_TEXT = (
+    "the desk bought crude oil futures after inventories fell while the dollar weakened and volatility stayed low "
+    "so risk was trimmed before the central bank meeting because earnings guidance for semiconductors disappointed "
+    "and momentum traders rotated into defensive utilities consumer staples treasuries gold yen swiss franc"
+)
+TRADING_WORDS = TRADING_TEXT.split()
+
+
+def long_text(words: int = 1000) -> str:
+    return " ".join(TRADING_WORDS[(i * 7) % len(TRADING_WORDS)] for i in range(words))
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("embeddings-cache")
+
+
+@pytest.fixture(scope="session")
+def embedder(cache_dir):
+    """The default provider's embedder; builds the graph once for the whole session into a temporary cache."""
+    # Other tests may have verified the weights in this process already: verify again, so this cache
+    # directory gets its own verified.json record whatever the test order.
+    embeddings._verified_in_process.clear()
+    instance = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    instance.load()
+    return instance
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def test_golden_sentences_match_sentence_transformers(embedder):
+    vectors = embedder.embed(GOLDEN["sentences"])
+    assert vectors.dtype == np.float32
+    assert vectors.shape == (len(GOLDEN["sentences"]), 384)
+    similarity = cosines(vectors, np.array(GOLDEN["embeddings"]))
+    assert similarity.min() >= 0.9999, dict(zip(GOLDEN["sentences"], similarity, strict=True))
+    assert embedder.name == GOLDEN["model"] == embeddings.MODEL_NAME
+
+
+def test_rows_are_unit_norm(embedder):
+    vectors = embedder.embed([*GOLDEN["sentences"], "", "x", long_text(400)])
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_batched_equals_one_by_one(embedder):
+    texts = [*GOLDEN["sentences"], "short", long_text(120), long_text(600)]
+    batched = embedder.embed(texts)
+    single = np.vstack([embedder.embed([text]) for text in texts])
+    assert cosines(batched, single).min() >= 0.99999
+
+
+def test_empty_input_has_shape_zero_by_384(embedder):
+    result = embedder.embed([])
+    assert result.shape == (0, 384)
+    assert result.dtype == np.float32
+
+
+def test_long_text_is_the_normalised_mean_of_its_windows(embedder):
+    text = long_text(1000)
+    windows = embedder.windows(text)
+    pieces = [piece for window in windows for piece in window]
+    assert len(windows) >= 4
+    assert all(0 < len(window) <= embedder.window_size == 254 for window in windows)
+    assert max(map(len, windows)) - min(map(len, windows)) < 254 // 2  # near-equal, no stub window
+
+    (vector,) = embedder.embed([text])
+    assert abs(np.linalg.norm(vector) - 1) < 1e-5
+    window_vectors = embedder.embed_windows(windows)
+    by_hand = window_vectors.mean(axis=0)
+    by_hand /= np.linalg.norm(by_hand)
+    assert cosines([vector], [by_hand])[0] >= 0.99999
+
+    truncated = embedder.embed_windows([pieces[: embedder.window_size]])  # what sentence-transformers would embed
+    assert cosines([vector], truncated)[0] < 0.999
+
+
+def test_short_text_is_one_window(embedder):
+    text = GOLDEN["sentences"][0]
+    (window,) = embedder.windows(text)
+    np.testing.assert_allclose(embedder.embed_windows([window]), embedder.embed([text]), atol=1e-6)
+
+
+def test_mismatched_weights_are_refused(tmp_path):
+    model_dir = embeddings.default_model_dir()
+    tampered = tmp_path / "model"
+    tampered.mkdir()
+    for item in model_dir.iterdir():
+        if item.name != "model.safetensors":
+            (tampered / item.name).symlink_to(item)
+    data = bytearray((model_dir / "model.safetensors").read_bytes())
+    data[-1] ^= 0x01  # one bit in the last weight
+    (tampered / "model.safetensors").write_bytes(bytes(data))
+
+    with pytest.raises(ImproperlyConfigured, match="SHA-256"):
+        OnnxEmbedder(tampered, tmp_path / "cache").embed(["anything"])
+    assert not (tmp_path / "cache" / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx").exists()
+
+
+def test_folder_with_a_graph_is_used_without_safetensors(embedder, cache_dir, tmp_path):
+    model_dir = embeddings.default_model_dir()
+    folder = tmp_path / "with-graph"
+    folder.mkdir()
+    for name in ("tokenizer.json", "config.json", "sentence_bert_config.json", "special_tokens_map.json"):
+        (folder / name).symlink_to(model_dir / name)
+    (folder / "model.onnx").symlink_to(cache_dir / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx")
+
+    supplied = OnnxEmbedder(folder, tmp_path / "unused-cache")
+    vectors = supplied.embed(GOLDEN["sentences"][:3])
+    assert cosines(vectors, np.array(GOLDEN["embeddings"][:3])).min() >= 0.9999
+    assert supplied.name == "onnx:with-graph"
+    assert not (tmp_path / "unused-cache").exists()  # nothing verified, nothing built
+
+
+def test_graph_with_only_last_hidden_state_is_pooled_here(tmp_path, monkeypatch):
+    """Optimum-style exports (onnx/model.onnx) output token embeddings; the embedder pools and normalises them."""
+    model_dir = embeddings.default_model_dir()
+    folder = tmp_path / "optimum-style"
+    (folder / "onnx").mkdir(parents=True)
+    (folder / "tokenizer.json").symlink_to(model_dir / "tokenizer.json")
+    graph = onnx_graph.build_bert_graph(
+        model_dir / "model.safetensors", model_dir / "config.json", include_pooling=False
+    )
+    (folder / "onnx" / "model.onnx").write_bytes(graph)
+
+    vectors = OnnxEmbedder(folder, tmp_path / "unused-cache").embed(GOLDEN["sentences"])
+    assert cosines(vectors, np.array(GOLDEN["embeddings"])).min() >= 0.9999
+
+
+def test_graph_cache_is_written_once_and_reused(embedder, cache_dir, monkeypatch):
+    graph = cache_dir / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx"
+    verified = json.loads((graph.parent / "verified.json").read_text())
+    assert verified["sha256"] == embeddings.MODEL_SAFETENSORS_SHA256
+    mtime = graph.stat().st_mtime_ns
+    builds = embeddings.graph_builds
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the cached graph should have been reused")
+
+    def no_hash(*args, **kwargs):
+        raise AssertionError("the verified weights should not be hashed again")
+
+    monkeypatch.setattr(onnx_graph, "build_bert_graph", no_build)
+    monkeypatch.setattr(embeddings, "_verified_in_process", set())  # as in a new process: only verified.json
+    monkeypatch.setattr(embeddings.hashlib, "file_digest", no_hash)
+    second = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    np.testing.assert_allclose(
+        second.embed(GOLDEN["sentences"][:2]), embedder.embed(GOLDEN["sentences"][:2]), atol=1e-6
+    )
+    assert graph.stat().st_mtime_ns == mtime
+    assert embeddings.graph_builds == builds
+    assert not [p for p in graph.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_concurrent_first_use_loads_once(embedder, cache_dir, monkeypatch):
+    loads = []
+    original = OnnxEmbedder._load
+
+    def counting_load(self):
+        loads.append(self)
+        original(self)
+
+    monkeypatch.setattr(OnnxEmbedder, "_load", counting_load)
+    fresh = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda text: fresh.embed([text]), GOLDEN["sentences"][:4]))
+    assert len(loads) == 1
+    np.testing.assert_allclose(np.vstack(results), embedder.embed(GOLDEN["sentences"][:4]), atol=1e-6)
+
+
+def test_stale_graph_version_is_rebuilt(cache_dir, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    (cache / embeddings.MODEL_SAFETENSORS_SHA256).mkdir(parents=True)
+    shutil.copy(
+        cache_dir / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx", cache / embeddings.MODEL_SAFETENSORS_SHA256
+    )
+    monkeypatch.setattr(embeddings, "GRAPH_VERSION", "2-newer-than-the-cached-graph")
+    builds = embeddings.graph_builds
+    OnnxEmbedder(embeddings.default_model_dir(), cache).load()
+    assert embeddings.graph_builds == builds + 1
+
+
+def test_damaged_cached_graph_is_rebuilt(tmp_path):
+    cache = tmp_path / "cache"
+    graph = cache / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx"
+    graph.parent.mkdir(parents=True)
+    graph.write_bytes(b"not a protobuf")
+    builds = embeddings.graph_builds
+    vectors = OnnxEmbedder(embeddings.default_model_dir(), cache).embed(GOLDEN["sentences"][:1])
+    assert cosines(vectors, np.array(GOLDEN["embeddings"][:1]))[0] >= 0.9999
+    assert embeddings.graph_builds == builds + 1
+    assert graph.stat().st_size > 80_000_000
+
+
+def test_get_embedder_follows_settings(cache_dir):
+    embeddings.clear_embedder_cache()
+    try:
+        with override_settings(EMBEDDINGS_PROVIDER="none"):
+            assert embeddings.get_embedder() is None
+            assert not embeddings.embedder_available()
+        with override_settings(
+            EMBEDDINGS_PROVIDER="onnx", EMBEDDINGS_MODEL_DIR=None, EMBEDDINGS_CACHE_DIR=str(cache_dir)
+        ):
+            first = embeddings.get_embedder()
+            assert isinstance(first, OnnxEmbedder)
+            assert isinstance(first, embeddings.Embedder)
+            assert first is embeddings.get_embedder()  # one instance per process and settings
+            assert first.dimensions == 384
+            assert first.cache_dir == cache_dir
+            assert embeddings.embedder_available()
+        with override_settings(EMBEDDINGS_PROVIDER="sentence-transformers"):
+            assert isinstance(embeddings.get_embedder(), embeddings.SentenceTransformersEmbedder)
+    finally:
+        embeddings.clear_embedder_cache()
+
+
+def test_sentence_transformers_provider_without_the_package_is_a_clear_error():
+    try:
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("sentence-transformers is installed")
+    with pytest.raises(ImproperlyConfigured, match="pip install sentence-transformers"):
+        embeddings.SentenceTransformersEmbedder().embed(["hello"])
+
+
+def test_sentence_transformers_provider_matches_golden():
+    pytest.importorskip("sentence_transformers")
+    model = str(embeddings.default_model_dir())
+    vectors = embeddings.SentenceTransformersEmbedder(model).embed(GOLDEN["sentences"])
+    assert cosines(vectors, np.array(GOLDEN["embeddings"])).min() >= 0.9999

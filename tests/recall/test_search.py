@@ -1,0 +1,350 @@
+"""Recall on the real database: indexing and change detection, both search sides owner-scoped
+(including the HNSW path), k results under a filter, journal appends and edit proposals."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import numpy as np
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test import override_settings
+
+from recall import selectors, services
+from recall.embeddings import get_embedder
+from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus
+from tests.factories import DeploymentFactory, UserFactory
+
+NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
+pytestmark = pytest.mark.django_db
+
+MANUAL = """# Trading manual
+
+## Entries
+Never trade unless two consecutive 5m candles are green.
+Wait for the funding rate to be neutral before going long.
+
+## Stops
+Place the stop below the last swing low. Never widen a stop.
+
+## Sizing
+Risk at most one percent of equity per trade.
+"""
+
+
+def embedder():
+    return get_embedder()
+
+
+def index(owner, path, content, *, deployment=None, source="workspace", embed=True):
+    result = services.document_upsert(
+        owner=owner, path=path, content=content, source=source, deployment=deployment, queue_embedding=False
+    )
+    if embed:
+        services.embed_pending(embedder=embedder())
+    return result
+
+
+def search(user, query, **options):
+    options.setdefault("embedder", embedder())
+    return selectors.search(user=user, query=query, now=NOW, **options)
+
+
+# -- indexing ---------------------------------------------------------------------------------------
+
+
+def test_a_document_is_chunked_with_line_ranges_and_embedded_by_the_pass(owner):
+    result = index(owner, "TRADING_MANUAL.md", MANUAL, embed=False)
+    assert (result.created, result.changed, result.chunks_added) == (True, True, result.document.chunk_count)
+    assert Chunk.objects.filter(document=result.document, embedding__isnull=True).count() == result.chunks_added
+    assert selectors.index_health(user=owner)["pending"] == result.chunks_added
+    embedded = services.embed_pending(embedder=embedder())
+    assert embedded == result.chunks_added
+    document = Document.objects.get(pk=result.document.pk)
+    assert document.indexed_at is not None
+    health = selectors.index_health(user=owner)
+    assert (health["documents"], health["chunks"], health["pending"], health["errors"]) == (
+        1,
+        document.chunk_count,
+        0,
+        [],
+    )
+    lines = MANUAL.splitlines()
+    for chunk in Chunk.objects.filter(document=document):
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert len(chunk.embedding) == 384
+
+
+def _long_manual(sections: int = 6) -> str:
+    rng = random.Random(7)
+    words = [
+        "price",
+        "stop",
+        "entry",
+        "exit",
+        "trend",
+        "funding",
+        "volume",
+        "candle",
+        "breakout",
+        "risk",
+        "size",
+        "equity",
+    ]
+    parts = []
+    for n in range(sections):
+        parts.append(f"## Section {n}")
+        for _ in range(40):
+            parts.append(" ".join(rng.choice(words) for _ in range(14)) + ".")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def test_a_new_version_re_embeds_only_the_chunks_that_changed(owner):
+    content = _long_manual()
+    first = index(owner, "TRADING_MANUAL.md", content)
+    before = {c.content_hash: (c.pk, c.embedded_at) for c in Chunk.objects.filter(document=first.document)}
+    assert len(before) >= 4
+    lines = content.splitlines()
+    target = lines.index("## Section 3") + 2
+    lines[target] = "A brand new rule about liquidation cascades."
+    second = services.document_upsert(
+        owner=owner, path="TRADING_MANUAL.md", content="\n".join(lines), source="workspace", queue_embedding=False
+    )
+    assert second.changed and not second.created
+    assert second.chunks_added == second.chunks_removed == 1
+    assert second.chunks_kept == len(before) - 1
+    assert Chunk.objects.filter(document=first.document, embedding__isnull=True).count() == 1
+    assert services.embed_pending(embedder=embedder()) == 1
+    after = {c.content_hash: (c.pk, c.embedded_at) for c in Chunk.objects.filter(document=first.document)}
+    assert len(set(after) & set(before)) == len(before) - 1
+    for digest in set(after) & set(before):
+        assert after[digest] == before[digest]  # same row, same embedding time: not re-embedded
+    document = Document.objects.get(pk=first.document.pk)
+    assert document.version == 2
+
+
+def test_the_same_content_again_changes_nothing(owner):
+    first = index(owner, "SOUL.md", MANUAL)
+    again = services.document_upsert(owner=owner, path="SOUL.md", content=MANUAL, source="workspace")
+    assert (again.changed, again.chunks_added, again.document.version) == (False, 0, 1)
+    assert Chunk.objects.filter(document=first.document, embedding__isnull=True).count() == 0
+
+
+@pytest.mark.parametrize("path", ["", "/etc/passwd", "a/../b.md", "a//b.md", "a\\b.md", "x" * 501, "a\nb.md"])
+def test_bad_paths_are_refused_and_nothing_is_written(owner, path):
+    with pytest.raises(ValidationError):
+        services.document_upsert(owner=owner, path=path, content="text", source="workspace")
+    assert not Document.objects.exists()
+
+
+def test_a_deployment_of_another_owner_is_refused(owner, other):
+    with pytest.raises(ValidationError):
+        services.document_upsert(
+            owner=owner, path="a.md", content="x", source="workspace", deployment=DeploymentFactory(owner=other)
+        )
+
+
+# -- search -----------------------------------------------------------------------------------------
+
+
+def test_search_returns_the_seed_citation_shape(owner):
+    index(owner, "agents/btc/TRADING_MANUAL.md", MANUAL)
+    outcome = search(owner, "when should I place my stop loss?")
+    assert outcome.backend == "hybrid"
+    citations = outcome.citations()
+    assert citations
+    assert set(citations[0]) == {"path", "startLine", "endLine", "score", "snippet", "source"}
+    top = citations[0]
+    assert top["path"] == "agents/btc/TRADING_MANUAL.md"
+    assert "stop" in top["snippet"].lower()
+    assert 0 < top["score"] <= 1 and top["source"] in {"fts", "vector", "hybrid"}
+    lines = MANUAL.splitlines()
+    assert top["snippet"] == "\n".join(lines[top["startLine"] - 1 : top["endLine"]]).strip()
+
+
+def test_keyword_search_uses_or_semantics(owner):
+    index(owner, "notes.md", "# Notes\nThe funding rate flipped negative overnight.\n", embed=False)
+    with override_settings(RECALL_BACKEND="fts"):
+        outcome = search(owner, "what happened to the funding rate during the asian session?", embedder=None)
+    assert outcome.backend == "fts"
+    assert [c["path"] for c in outcome.citations()] == ["notes.md"]
+    assert outcome.citations()[0]["source"] == "fts"
+
+
+def test_without_an_embedder_the_slot_serves_keyword_search(owner):
+    index(owner, "notes.md", "# Notes\nbreakout failed\n", embed=False)
+    outcome = search(owner, "breakout", embedder=None)
+    assert outcome.backend == "fts" and outcome.citations()[0]["path"] == "notes.md"
+
+
+def test_vector_side_finds_paraphrases_keyword_search_misses(owner):
+    index(owner, "runbooks/broker.md", "# Broker outage\nWhen MetaAPI disconnects, flatten positions manually.\n")
+    outcome = search(owner, "what do we do if the broker connection drops?", backend="vector")
+    assert outcome.citations() and outcome.citations()[0]["path"] == "runbooks/broker.md"
+    assert outcome.citations()[0]["source"] == "vector"
+
+
+def test_another_owners_chunks_never_appear_on_either_side(owner, other):
+    index(other, "secret.md", "# Secret\nzebracorn strategy: buy every zebracorn dip.\n")
+    index(owner, "mine.md", "# Mine\nbuy the dip on strong trends.\n")
+    for backend in ("fts", "vector", "hybrid"):
+        outcome = search(owner, "zebracorn strategy buy every dip", backend=backend, k=50)
+        assert {c["path"] for c in outcome.citations()} <= {"mine.md"}, backend
+    assert search(other, "zebracorn", backend="fts").citations()[0]["path"] == "secret.md"
+
+
+def test_global_documents_are_read_by_every_trader(owner, other):
+    services.document_upsert(
+        owner=None, path="runbooks/outage.md", content="# Outage\nCall the desk.\n", source="runbook"
+    )
+    services.embed_pending(embedder=embedder())
+    for user in (owner, other):
+        assert [c["path"] for c in search(user, "outage desk", backend="fts").citations()] == ["runbooks/outage.md"]
+
+
+def test_deployment_scoped_documents_stay_in_their_deployment(owner):
+    first, second = DeploymentFactory(owner=owner), DeploymentFactory(owner=owner)
+    index(owner, "journal/a.md", "# A\nquokka setup worked\n", deployment=first)
+    index(owner, "journal/b.md", "# B\nquokka setup failed\n", deployment=second)
+    index(owner, "shared.md", "# Shared\nquokka rules for all\n")
+    paths = {c["path"] for c in search(owner, "quokka", deployment_id=first.pk, backend="fts").citations()}
+    assert paths == {"journal/a.md", "shared.md"}
+    assert len(search(owner, "quokka", backend="fts").citations()) == 3
+
+
+def test_sources_filter_and_per_source_cap(owner):
+    for n in range(4):
+        index(owner, f"journal/{n}.md", f"# Day {n}\nnarwhal trade {n}\n", source="journal", embed=False)
+    index(owner, "backtests/x.md", "# Backtest\nnarwhal backtest\n", source="backtest", embed=False)
+    only = search(owner, "narwhal", sources=["backtest"], backend="fts").citations()
+    assert [c["path"] for c in only] == ["backtests/x.md"]
+    capped = search(owner, "narwhal", per_source_cap=2, backend="fts").citations()
+    assert sum(c["path"].startswith("journal/") for c in capped) == 2
+    assert any(c["path"] == "backtests/x.md" for c in capped)
+
+
+def test_min_score_drops_weak_matches(owner):
+    index(owner, "a.md", "# A\nstop stop stop loss placement\n")
+    index(owner, "b.md", "# B\nweather in paris is mild\n")
+    everything = search(owner, "stop loss placement", k=10).citations()
+    strict = search(owner, "stop loss placement", k=10, min_score=everything[0]["score"] - 0.0001).citations()
+    assert [c["path"] for c in strict] == [everything[0]["path"]]
+
+
+# -- the vector side under a filter: k rows whenever k exist --------------------------------------
+
+
+def _unit(rng: np.random.Generator) -> list[float]:
+    vector = rng.normal(size=384).astype(np.float32)
+    return (vector / np.linalg.norm(vector)).tolist()
+
+
+def _bulk_chunks(owner, count: int, rng, *, path: str) -> None:
+    document = Document.objects.create(
+        owner=owner, path=path, source="workspace", content="x", content_hash="0" * 64, chunk_count=count
+    )
+    Chunk.objects.bulk_create(
+        [
+            Chunk(
+                document=document,
+                owner=owner,
+                source="workspace",
+                path=path,
+                ordinal=n,
+                start_line=n + 1,
+                end_line=n + 1,
+                text=f"row {n}",
+                token_count=2,
+                content_hash=f"{n:064x}",
+                embedding=_unit(rng),
+            )
+            for n in range(count)
+        ],
+        batch_size=1000,
+    )
+
+
+@pytest.mark.parametrize("exact_scan_max", [10**9, 0], ids=["exact", "hnsw"])
+def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_scan_max):
+    """5% of the rows are the owner's: a filtered HNSW scan alone returns too few; both paths give k."""
+    rng = np.random.default_rng(3)
+    crowd = UserFactory()
+    _bulk_chunks(crowd, 3800, rng, path="crowd.md")
+    _bulk_chunks(owner, 200, rng, path="mine.md")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE recall_chunks")
+    query = _unit(rng)
+    with override_settings(RECALL_EXACT_SCAN_MAX=exact_scan_max):
+        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=query, embedder=None)
+    assert outcome.vector_plan == ("exact" if exact_scan_max else "hnsw")
+    citations = outcome.citations()
+    assert len(citations) == 10
+    assert {c["path"] for c in citations} == {"mine.md"}
+    # the exact answer: the owner's 10 nearest rows
+    mine = Chunk.objects.filter(owner=owner).values_list("start_line", "embedding")
+    expected = sorted(mine, key=lambda row: -float(np.dot(row[1], query)))[:10]
+    got = [c["startLine"] for c in citations]
+    if exact_scan_max:
+        assert got == [row[0] for row in expected]
+    else:
+        assert len(set(got) & {row[0] for row in expected}) >= 8  # HNSW is approximate
+
+
+# -- agents' writes ------------------------------------------------------------------------------
+
+
+def test_journal_appends_are_attributed_and_indexed(owner):
+    deployment = DeploymentFactory(owner=owner)
+    first = services.journal_append(
+        deployment=deployment, kind="journal", content="Skipped the pump: volume was thin.", run_id="run-1", now=NOW
+    )
+    second = services.journal_append(
+        deployment=deployment, kind="journal", content="Took the retest long.", run_id="run-2", now=NOW
+    )
+    assert first.document_id == second.document_id
+    document = Document.objects.get(pk=first.document_id)
+    assert document.path == "journal/2026-11-22.md" and document.deployment == deployment
+    assert document.source == "journal" and document.version == 2
+    assert "run run-1" in document.content and "run run-2" in document.content
+    assert document.content.index("Skipped the pump") < document.content.index("Took the retest")
+    assert list(JournalEntry.objects.values_list("run_id", flat=True).order_by("id")) == ["run-1", "run-2"]
+    hit = search(owner, "thin volume pump", backend="fts").citations()[0]
+    assert hit["path"] == "journal/2026-11-22.md" and "run-1" in hit["snippet"]
+    learning = services.journal_append(deployment=deployment, kind="learning", content="Fade wicks.", run_id="r3")
+    assert learning.document.path == "memory/learnings.md"
+
+
+def test_an_edit_proposal_changes_nothing_until_the_trader_approves(owner):
+    manual = index(owner, "TRADING_MANUAL.md", MANUAL).document
+    proposal = services.proposal_create(
+        document=manual, proposed_content=MANUAL + "\n## New\nNo trades on FOMC days.\n", reason="FOMC", run_id="r9"
+    )
+    manual.refresh_from_db()
+    assert manual.version == 1 and "FOMC" not in manual.content
+    assert not search(owner, "FOMC", backend="fts").citations()
+    services.proposal_decide(proposal=proposal, approve=True, by=owner, now=NOW)
+    manual.refresh_from_db()
+    assert manual.version == 2 and "No trades on FOMC days." in manual.content
+    assert search(owner, "FOMC", backend="fts").citations()[0]["path"] == "TRADING_MANUAL.md"
+    proposal.refresh_from_db()
+    assert (proposal.status, proposal.decided_by, proposal.decided_at) == (ProposalStatus.APPROVED, owner, NOW)
+    with pytest.raises(services.ProposalDecided):
+        services.proposal_decide(proposal=proposal, approve=False, by=owner)
+
+
+def test_a_rejected_proposal_leaves_the_manual_and_a_stale_one_cannot_be_approved(owner):
+    manual = index(owner, "TRADING_MANUAL.md", MANUAL).document
+    rejected = services.proposal_create(document=manual, proposed_content="# short\n", reason="r", run_id="r1")
+    stale = services.proposal_create(document=manual, proposed_content="# other\n", reason="r", run_id="r2")
+    services.proposal_decide(proposal=rejected, approve=False, by=owner)
+    manual.refresh_from_db()
+    assert manual.version == 1
+    services.document_upsert(owner=owner, path="TRADING_MANUAL.md", content=MANUAL + "\nedited\n", source="workspace")
+    with pytest.raises(services.ProposalConflict):
+        services.proposal_decide(proposal=stale, approve=True, by=owner)
+    manual.refresh_from_db()
+    assert manual.content == MANUAL + "\nedited\n"
+    assert EditProposal.objects.get(pk=stale.pk).status == ProposalStatus.PENDING
