@@ -125,6 +125,20 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, **services.environment(), "DJANGO_SETTINGS_MODULE": "memorysite.settings"}
         _manage(env, "migrate", "--noinput")
         demo_line = _manage(env, "demo_data").strip()
+        # Recall's sample workspace (the demo trader's) and global runbooks, kept in the scheduled sync.
+        bootstrap = BASE_DIR / "recall" / "bootstrap"
+        _manage(env, "recall_sync", str(bootstrap / "workspace"), "--user", "demo", "--remember")
+        _manage(
+            env,
+            "recall_sync",
+            str(bootstrap / "runbooks"),
+            "--global",
+            "--source",
+            "runbook",
+            "--prefix",
+            "runbooks",
+            "--remember",
+        )
         schedule = default_data_dir() / "celerybeat-schedule"
         children["web"] = _spawn(
             "web",

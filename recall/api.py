@@ -127,7 +127,11 @@ class DocumentDetailView(APIView):
         return Response(DocumentOutput(selectors.document_get(user=request.user, document_id=document_id)).data)
 
     @extend_schema(
-        responses={204: None, 403: OpenApiResponse(description="A global document (staff manage those)."), **_ERRORS},
+        responses={
+            204: None,
+            403: OpenApiResponse(description="A global document (staff manage those) or SOUL.md / TRADING_MANUAL.md."),
+            **_ERRORS,
+        },
         summary="Remove one of your documents from the index",
         tags=["recall"],
     )
@@ -135,6 +139,8 @@ class DocumentDetailView(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         if document.owner_id is None:
             raise PermissionDenied("global documents are managed by staff")
+        if services.is_protected(document.path):
+            raise PermissionDenied(f"{document.path} is protected: it cannot be deleted through the API")
         services.document_delete(document=document)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

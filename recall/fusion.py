@@ -2,13 +2,16 @@
 
 Pure: stdlib only, deterministic, no clock (the caller passes ``now``).
 
-Per candidate: ``s_fts = fts_rank / max(fts_rank)`` over the candidates (1 for the best keyword hit,
-0 for a chunk the keyword search did not find, all 0 when the best rank is 0) and
-``s_vec = max(0, cosine)`` (0 for a chunk the vector search did not find). The score is
-``(w_fts·s_fts + w_vec·s_vec) / (w_fts + w_vec)``: the seed's ``w_fts·s_fts + w_vec·s_vec`` scaled so it
-stays in [0, 1] whatever the weights; with the default 0.5/0.5 the divisor is 1 and it is the seed's
-formula exactly. When only the keyword side ran (the ``fts`` backend, every cosine None) the caller
-passes ``w_vec=0``, otherwise every score would be halved.
+Per candidate, each side relative to its best candidate: ``s_fts = fts_rank / max(fts_rank)`` (1 for
+the best keyword hit) and ``s_vec = max(0, cosine) / max(cosine)`` (1 for the nearest chunk); 0 on a
+side with no value, all 0 on a side whose best is 0. The score is ``(w_fts·s_fts + w_vec·s_vec) /
+(w_fts + w_vec)``: the seed's ``w_fts·s_fts + w_vec·s_vec`` scaled to [0, 1] whatever the weights (with
+0.5/0.5 the divisor is 1). Both sides are scaled to their best because raw MiniLM cosines span only
+~0.15–0.5 while the best keyword hit is 1: with raw cosines a chunk matching one common word
+outranked the nearest paraphrase, and bench/recall_quality.py measured hybrid 0.5/0.5 below
+vector-only on paraphrase queries (nDCG@10 0.32 vs 0.49; 0.39 once scaled). The caller should score
+every candidate on both sides (``found_by`` then says which search found it). When only the keyword
+side ran (the ``fts`` backend, every cosine None) the caller passes ``w_vec=0``.
 
 Then, in order: recency decay (``half_life_days``; evergreen candidates are never decayed), the
 ``min_score`` filter, the ranking (score descending, chunk id ascending on ties), the per-source cap
@@ -34,7 +37,9 @@ _WORD = re.compile(r"\w+")
 _TSQUERY_UNSAFE = re.compile(r"['\\\x00]")
 
 # Fields two candidates for the same chunk must agree on to be merged.
-_IDENTITY_FIELDS = ("path", "start_line", "end_line", "snippet", "source_type", "updated_at", "evergreen")
+_IDENTITY_FIELDS = (
+    "path", "start_line", "end_line", "snippet", "source_type", "updated_at", "evergreen", "document_id", "found_by"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,9 @@ class Candidate:
     evergreen: bool = False
     embedding: tuple[float, ...] | None = None
     document_id: int | None = None
+    # Which search found the chunk ("fts", "vector" or "hybrid") when the caller scored every
+    # candidate on both sides; None: the side whose value is present found it.
+    found_by: str | None = None
 
     def __post_init__(self) -> None:
         if self.fts_rank is None and self.cosine is None:
@@ -66,6 +74,8 @@ class Candidate:
             raise ValueError("embedding must hold finite numbers")
         if self.updated_at.utcoffset() is None:
             raise ValueError("updated_at must be timezone-aware")
+        if self.found_by not in (None, "fts", "vector", "hybrid"):
+            raise ValueError("found_by must be fts, vector or hybrid")
 
 
 @dataclass(frozen=True)
@@ -118,11 +128,12 @@ def fuse(candidates: Iterable[Candidate], *, k: int, config: FusionConfig, now: 
         raise ValueError("now must be timezone-aware")
     merged = _merge_duplicates(candidates)
     best_rank = max((c.fts_rank for c in merged if c.fts_rank is not None), default=0.0)
+    best_cosine = max((c.cosine for c in merged if c.cosine is not None), default=0.0)
     weight_sum = config.w_fts + config.w_vec
     scored: list[Hit] = []
     for candidate in merged:
         s_fts = candidate.fts_rank / best_rank if candidate.fts_rank is not None and best_rank > 0 else 0.0
-        s_vec = min(1.0, max(0.0, candidate.cosine)) if candidate.cosine is not None else 0.0
+        s_vec = max(0.0, candidate.cosine) / best_cosine if candidate.cosine is not None and best_cosine > 0 else 0.0
         score = min(1.0, (config.w_fts * s_fts + config.w_vec * s_vec) / weight_sum)
         if config.half_life_days is not None and not candidate.evergreen:
             age_days = max(0.0, (now - candidate.updated_at).total_seconds() / SECONDS_PER_DAY)
@@ -189,6 +200,8 @@ def _max_present(a: float | None, b: float | None) -> float | None:
 
 
 def _source(candidate: Candidate) -> str:
+    if candidate.found_by is not None:
+        return candidate.found_by
     if candidate.fts_rank is not None and candidate.cosine is not None:
         return "hybrid"
     return "fts" if candidate.fts_rank is not None else "vector"

@@ -19,7 +19,7 @@ from ledger.models import DecisionSnapshot, Deployment, OwnedModel, OwnedQuerySe
 
 EMBEDDING_DIMENSIONS = 384
 PATH_MAX = 500
-DOCUMENT_MAX_CHARS = 1_000_000
+DOCUMENT_MAX_CHARS = 500_000  # and a request body is at most 1 MiB (memorysite.middleware)
 FTS_CONFIG = "english"
 
 

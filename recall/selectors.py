@@ -17,6 +17,7 @@ A document with no owner is global (staff playbooks, runbooks) and readable by e
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -29,7 +30,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
-from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms, or_tsquery_text
+from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
 from recall.situations import SimilarSituation, render_similar_situations
 
@@ -172,16 +173,24 @@ def search(
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
     candidates = _load_candidates(
-        fts_rows, vec_rows, with_embeddings=mmr_lambda is not None, terms=normalise_query_terms(query)
+        fts_rows, vec_rows, query=query, query_embedding=query_embedding, with_embeddings=mmr_lambda is not None
     )
     hits = fuse(candidates, k=k, config=config, now=now)
     timings["fuse_ms"] = (time.perf_counter() - started) * 1000
     return SearchOutcome(backend=backend, hits=hits, timings_ms=timings, vector_plan=plan)
 
 
+# The query's lexemes as PostgreSQL's own parser and stemmer make them (so "R-08" gives 'r' | '-08',
+# exactly as the documents were indexed), OR-ed: at most 32, each quoted with \ and ' escaped for
+# tsquery. NULL when the query has no lexeme (only stop words or punctuation): nothing matches it.
+OR_TSQUERY = r"""(
+    SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
+    FROM (SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme LIMIT 32) AS terms
+)"""
+
 _KEYWORD = """
     SELECT m.id, ts_rank_cd(m.search_vector, q.query) AS rank
-    FROM (SELECT to_tsquery('english', %s) AS query) AS q
+    FROM (SELECT {or_tsquery} AS query) AS q
     CROSS JOIN LATERAL (
         SELECT c.id, c.search_vector FROM recall_chunks c
         WHERE c.search_vector @@ q.query AND {scope}
@@ -193,12 +202,9 @@ _KEYWORD = """
 
 
 def _keyword_candidates(scope: SearchScope, query: str, limit: int) -> dict[int, float]:
-    tsquery = or_tsquery_text(normalise_query_terms(query))
-    if not tsquery:
-        return {}
     where, params = scope.sql()
     with connection.cursor() as cursor:
-        cursor.execute(_KEYWORD.format(scope=where), [tsquery, *params, FTS_CANDIDATE_CAP, limit])
+        cursor.execute(_KEYWORD.format(scope=where, or_tsquery=OR_TSQUERY), [query, *params, FTS_CANDIDATE_CAP, limit])
         return {row[0]: float(row[1]) for row in cursor.fetchall()}
 
 
@@ -257,46 +263,72 @@ def _vector_candidates(scope: SearchScope, embedding: Sequence[float], limit: in
         return {row[0]: float(row[1]) for row in cursor.fetchall()}, "exact"
 
 
+_CANDIDATES = """
+    SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.text, c.source, c.updated_at, d.metadata,
+           COALESCE(ts_rank_cd(c.search_vector, q.query), 0) AS rank,
+           CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END AS cosine
+           {embedding}
+    FROM recall_chunks c
+    JOIN recall_documents d ON d.id = c.document_id
+    CROSS JOIN (SELECT {or_tsquery} AS query) AS q
+    WHERE c.id = ANY(%s)
+"""
+
+
 def _load_candidates(
-    fts_rows: dict[int, float], vec_rows: dict[int, float], *, with_embeddings: bool, terms: Sequence[str] = ()
+    fts_rows: dict[int, float],
+    vec_rows: dict[int, float],
+    *,
+    query: str,
+    query_embedding: Sequence[float] | None,
+    with_embeddings: bool,
 ) -> list[Candidate]:
+    """The union of both sides' candidates, each scored on *both* sides (its keyword rank and its
+    cosine, found by that side or not), so a chunk one side missed is not scored 0 there."""
     ids = set(fts_rows) | set(vec_rows)
     if not ids:
         return []
-    fields = [
-        "id",
-        "document_id",
-        "path",
-        "start_line",
-        "end_line",
-        "text",
-        "source",
-        "updated_at",
-        "document__metadata",
-    ]
-    if with_embeddings:
-        fields.append("embedding")
+    terms = normalise_query_terms(query)
+    vector = _vector_literal(query_embedding) if query_embedding is not None else None
+    sql = _CANDIDATES.format(embedding=", c.embedding" if with_embeddings else "", or_tsquery=OR_TSQUERY)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [vector, query, sorted(ids)])
+        rows = cursor.fetchall()
     candidates = []
-    for row in Chunk.objects.filter(id__in=ids).values(*fields):
-        metadata = row["document__metadata"] or {}
-        embedding = row.get("embedding")
+    for row in rows:
+        chunk_id, metadata = row[0], row[8]
+        if isinstance(metadata, str):
+            metadata = json.loads(metadata)
+        embedding = _parse_vector(row[11]) if with_embeddings else None
+        found = (
+            "hybrid" if chunk_id in fts_rows and chunk_id in vec_rows else "fts" if chunk_id in fts_rows else "vector"
+        )
         candidates.append(
             Candidate(
-                chunk_id=row["id"],
-                path=row["path"],
-                start_line=row["start_line"],
-                end_line=row["end_line"],
-                snippet=snippet(row["text"], terms),
-                source_type=row["source"],
-                fts_rank=fts_rows.get(row["id"]),
-                cosine=vec_rows.get(row["id"]),
-                updated_at=row["updated_at"],
-                evergreen=bool(metadata.get("evergreen")),
-                embedding=tuple(float(x) for x in embedding) if embedding is not None else None,
-                document_id=row["document_id"],
+                chunk_id=chunk_id,
+                document_id=row[1],
+                path=row[2],
+                start_line=row[3],
+                end_line=row[4],
+                snippet=snippet(row[5], terms),
+                source_type=row[6],
+                updated_at=row[7],
+                evergreen=bool((metadata or {}).get("evergreen")),
+                fts_rank=float(row[9]),
+                cosine=float(row[10]) if row[10] is not None else None,
+                found_by=found,
+                embedding=embedding,
             )
         )
     return candidates
+
+
+def _parse_vector(value) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(float(x) for x in value.strip("[]").split(","))
+    return tuple(float(x) for x in value)
 
 
 def snippet(text: str, terms: Sequence[str] = (), limit: int = SNIPPET_CHARS) -> str:

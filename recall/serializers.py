@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from memorysite.api import StrictSerializer, bounded_int, choice, reject_nul_in_json, text
+from memorysite.api import NumberField, StrictSerializer, bounded_int, choice, reject_nul_in_json, text
 from recall.models import (
     DOCUMENT_MAX_CHARS,
     PATH_MAX,
@@ -93,15 +93,8 @@ class SearchInput(StrictSerializer):
         child=choice(DocumentSource), required=False, allow_empty=False, max_length=len(DocumentSource.values)
     )
     deployment_id = bounded_int(1, required=False, allow_null=True)
-    min_score = serializers.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1,
-        error_messages={
-            "min_value": "must be between 0 and 1",
-            "max_value": "must be between 0 and 1",
-            "invalid": "must be a number between 0 and 1",
-        },
+    min_score = NumberField(
+        at_least=0, at_most=1, required=False, help_text="Drop results scoring below this (scores are 0..1)."
     )
     per_source_cap = bounded_int(1, 50, required=False, allow_null=True)
     snapshot_id = serializers.UUIDField(

@@ -12,12 +12,13 @@ import datetime as dt
 import hashlib
 import logging
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -46,9 +47,10 @@ CITED_SEARCHES_MAX = 20  # searches whose citations one decision snapshot keeps
 PROTECTED_PATHS = ("SOUL.md", "TRADING_MANUAL.md")
 JOURNAL_PATHS = {
     JournalKind.JOURNAL: "journal/{date}.md",
-    JournalKind.LEARNING: "memory/learnings.md",
-    JournalKind.NOTE: "memory/notes.md",
+    JournalKind.LEARNING: "memory/learnings-{month}.md",
+    JournalKind.NOTE: "memory/notes-{month}.md",
 }
+JOURNAL_DOCUMENT_MAX = 100_000  # characters per journal file before it continues in the next part
 
 
 class ProtectedDocument(Exception):
@@ -95,23 +97,13 @@ def clean_path(path: str) -> str:
 
 
 def is_protected(path: str) -> bool:
-    return posixpath.basename(path) in PROTECTED_PATHS
+    return posixpath.basename(path).lower() in {name.lower() for name in PROTECTED_PATHS}
 
 
 def agent_document_upsert(*, owner, path: str, content: str, deployment: Deployment | None = None, **fields):
     """``document_upsert`` for writes on an agent's token (the API): a protected document (the manual,
     SOUL.md) may be created, but once it exists it changes only through an approved edit proposal."""
-    path = clean_path(path)
-    if is_protected(path):
-        current = Document.objects.filter(owner=owner, deployment=deployment, path=path).values_list(
-            "content_hash", flat=True
-        )
-        if current and current[0] != content_hash(content):
-            raise ProtectedDocument(
-                f"{path} is protected: agents cannot rewrite it; propose the edit with POST /api/v1/recall/proposals/"
-                " and the trader approves it on /recall/ (or syncs the file with manage.py recall_sync)"
-            )
-    return document_upsert(owner=owner, path=path, content=content, deployment=deployment, **fields)
+    return document_upsert(owner=owner, path=path, content=content, deployment=deployment, protect=True, **fields)
 
 
 def document_upsert(
@@ -124,6 +116,7 @@ def document_upsert(
     metadata: Mapping | None = None,
     queue_embedding: bool = True,
     reindex: bool = False,
+    protect: bool = False,
 ) -> UpsertResult:
     """Create or replace the document at ``path`` (for this owner and deployment; owner None =
     global). Same content again changes nothing; new content replaces only the changed chunks.
@@ -144,6 +137,11 @@ def document_upsert(
             path=path,
             defaults={"source": source, "metadata": dict(metadata or {}), "content": content, "content_hash": digest},
         )
+        if protect and not created and document.content_hash != digest and is_protected(path):
+            raise ProtectedDocument(
+                f"{path} is protected: agents cannot rewrite it; propose the edit with POST /api/v1/recall/proposals/"
+                " and the trader approves it on /recall/ (or syncs the file with manage.py recall_sync)"
+            )
         if not created and not reindex and document.content_hash == digest and document.source == source:
             if metadata is not None and dict(metadata) != document.metadata:
                 document.metadata = dict(metadata)
@@ -280,17 +278,23 @@ def journal_append(
     snapshot: DecisionSnapshot | None = None,
     now: dt.datetime | None = None,
 ) -> JournalEntry:
-    """Append an agent's entry to its journal document (additive only), attributed to the run."""
+    """Append an agent's entry to its journal document (additive only), attributed to the run.
+
+    Journal entries go to the UTC day's file, learnings and notes to the month's; a file that would
+    grow past ``JOURNAL_DOCUMENT_MAX`` characters continues in ``…-2.md``, ``…-3.md``. Appends of one
+    deployment are serialised (a transaction-level advisory lock), so concurrent runs never lose one."""
     now = now or timezone.now()
-    path = JOURNAL_PATHS[JournalKind(kind)].format(date=now.astimezone(dt.UTC).date().isoformat())
+    day = now.astimezone(dt.UTC).date()
+    base = JOURNAL_PATHS[JournalKind(kind)].format(date=day.isoformat(), month=f"{day:%Y-%m}")
     owner = deployment.owner
     block = (
         f"## {now.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC · {JournalKind(kind).label} · run {run_id}\n\n"
         f"{content.strip()}\n"
     )
     with transaction.atomic():
-        document = Document.objects.select_for_update().filter(owner=owner, deployment=deployment, path=path).first()
-        text = f"{document.content.rstrip()}\n\n{block}" if document is not None else block
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"recall-journal:{deployment.pk}"])
+        path, text = _journal_target(owner, deployment, base, block)
         result = document_upsert(
             owner=owner,
             deployment=deployment,
@@ -310,6 +314,31 @@ def journal_append(
         )
 
 
+def _journal_target(owner, deployment: Deployment, base: str, block: str) -> tuple[str, str]:
+    """(path, new content): the newest part of ``base`` (``x.md``, ``x-2.md`` …) with room for the block."""
+    stem = base.removesuffix(".md")
+    parts = {
+        path: text
+        for path, text in Document.objects.filter(
+            owner=owner, deployment=deployment, path__regex=rf"^{re.escape(stem)}(-[0-9]+)?\.md$"
+        ).values_list("path", "content")
+    }
+    number = max((_part_number(path, stem) for path in parts), default=1)
+    path = base if number == 1 else f"{stem}-{number}.md"
+    current = parts.get(path)
+    if current is None:
+        return path, block
+    text = f"{current.rstrip()}\n\n{block}"
+    if len(text) <= JOURNAL_DOCUMENT_MAX:
+        return path, text
+    return f"{stem}-{number + 1}.md", block
+
+
+def _part_number(path: str, stem: str) -> int:
+    suffix = path.removesuffix(".md")[len(stem) :]
+    return int(suffix[1:]) if suffix else 1
+
+
 def proposal_create(
     *,
     document: Document,
@@ -319,11 +348,11 @@ def proposal_create(
     snapshot: DecisionSnapshot | None = None,
 ) -> EditProposal:
     if document.owner_id is None:
-        raise ValidationError("global documents are edited by staff, not proposed by agents")
+        raise ValidationError({"document_id": "global documents are edited by staff, not proposed by agents"})
     if len(proposed_content) > DOCUMENT_MAX_CHARS:
-        raise ValidationError(f"proposed_content must be at most {DOCUMENT_MAX_CHARS} characters")
+        raise ValidationError({"proposed_content": f"must be at most {DOCUMENT_MAX_CHARS} characters"})
     if content_hash(proposed_content) == document.content_hash:
-        raise ValidationError("proposed_content is the document's current content")
+        raise ValidationError({"proposed_content": "is the document's current content: nothing to propose"})
     return EditProposal.objects.create(
         owner_id=document.owner_id,
         document=document,

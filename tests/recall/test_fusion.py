@@ -60,8 +60,8 @@ def test_it_applies_the_seeds_fifty_fifty_formula():
     hits = fuse(
         [candidate(1, fts=0.2, cos=0.6), candidate(2, fts=0.4), candidate(3, cos=0.9)], k=10, config=DEFAULT, now=NOW
     )
-    # s_fts: 0.2 / 0.4 = 0.5 and 1; s = 0.5·s_fts + 0.5·s_vec
-    assert ranked(hits) == [(1, 0.55, "hybrid"), (2, 0.5, "fts"), (3, 0.45, "vector")]
+    # s_fts: 0.2 / 0.4 = 0.5 and 1; s_vec: 0.6 / 0.9 and 1; s = 0.5·s_fts + 0.5·s_vec (ties: chunk id)
+    assert ranked(hits) == [(1, 0.583333, "hybrid"), (2, 0.5, "fts"), (3, 0.5, "vector")]
 
 
 def test_it_scales_other_weights_into_zero_to_one():
@@ -78,7 +78,7 @@ def test_it_scores_the_best_keyword_hit_one_when_only_keywords_ran():
 
 def test_it_scores_keyword_hits_zero_when_the_best_rank_is_zero():
     hits = fuse([candidate(1, fts=0.0), candidate(2, fts=0.0, cos=0.4)], k=10, config=DEFAULT, now=NOW)
-    assert ranked(hits) == [(2, 0.2, "hybrid"), (1, 0.0, "fts")]
+    assert ranked(hits) == [(2, 0.5, "hybrid"), (1, 0.0, "fts")]  # s_vec: 0.4 is the best cosine, so 1
 
 
 def test_it_counts_a_negative_cosine_as_zero():
@@ -104,7 +104,7 @@ def test_it_returns_nothing_for_no_candidates():
 
 
 def test_it_drops_hits_under_the_minimum_score():
-    config = FusionConfig(min_score=0.3)
+    config = FusionConfig(min_score=0.37)  # s = 0.5·cos / 0.8: 0.5, 0.375, 0.36875
     hits = fuse([candidate(1, cos=0.8), candidate(2, cos=0.6), candidate(3, cos=0.59)], k=10, config=config, now=NOW)
     assert [hit.candidate.chunk_id for hit in hits] == [1, 2]
 
@@ -135,13 +135,13 @@ def test_it_halves_a_score_every_half_life_except_for_evergreen_documents():
         candidate(4, cos=0.8, age_days=0),
     ]
     hits = fuse(cands, k=10, config=config, now=NOW)
-    assert ranked(hits) == [(3, 0.4, "vector"), (4, 0.4, "vector"), (1, 0.2, "vector"), (2, 0.1, "vector")]
+    assert ranked(hits) == [(3, 0.5, "vector"), (4, 0.5, "vector"), (1, 0.25, "vector"), (2, 0.125, "vector")]
 
 
 def test_it_never_boosts_a_document_dated_after_now():
     config = FusionConfig(half_life_days=1)
     (hit,) = fuse([candidate(1, cos=0.8, age_days=-5)], k=1, config=config, now=NOW)
-    assert hit.score == 0.4
+    assert hit.score == 0.5
 
 
 def test_it_applies_the_minimum_after_recency():
@@ -163,7 +163,7 @@ def test_it_diversifies_near_duplicates_with_mmr():
     diverse = fuse(cands, k=2, config=FusionConfig(mmr_lambda=0.7), now=NOW)
     assert [hit.candidate.chunk_id for hit in plain] == [1, 2]
     assert [hit.candidate.chunk_id for hit in diverse] == [1, 3]
-    assert diverse[1].score == pytest.approx(0.35)  # the hit keeps its relevance score, not its MMR value
+    assert diverse[1].score == pytest.approx(0.5 * 0.7 / 0.9)  # it keeps its relevance score, not its MMR value
 
 
 def test_it_treats_candidates_without_embeddings_as_similar_to_nothing():
@@ -196,7 +196,8 @@ def test_it_merges_one_candidate_per_search_into_a_hybrid_hit():
     keyword = candidate(7, fts=0.3)
     vector = dataclasses.replace(keyword, fts_rank=None, cosine=0.6, embedding=(0.1, 0.2))
     (hit,) = fuse([keyword, vector, candidate(8, fts=0.6)], k=1, config=DEFAULT, now=NOW)
-    assert (hit.candidate.chunk_id, hit.source, hit.score) == (7, "hybrid", pytest.approx(0.55))
+    # s_fts 0.3 / 0.6, s_vec 0.6 / 0.6 (the only cosine)
+    assert (hit.candidate.chunk_id, hit.source, hit.score) == (7, "hybrid", pytest.approx(0.75))
     assert (hit.candidate.fts_rank, hit.candidate.cosine, hit.candidate.embedding) == (0.3, 0.6, (0.1, 0.2))
 
 
@@ -435,7 +436,9 @@ def test_property_weights_one_zero_rank_by_keywords_and_zero_one_by_cosine(cands
     by_cosine = fuse(cands, k=k, config=FusionConfig(w_fts=0, w_vec=1), now=NOW)
     cosines = [max(0.0, hit.candidate.cosine or 0.0) for hit in by_cosine]
     assert cosines == sorted(cosines, reverse=True)
-    assert all(hit.score == pytest.approx(c) for hit, c in zip(by_cosine, cosines, strict=True))
+    best_cosine = max((c.cosine for c in cands if c.cosine is not None), default=0.0)
+    expected = [c / best_cosine if best_cosine > 0 else 0.0 for c in cosines]
+    assert all(hit.score == pytest.approx(e) for hit, e in zip(by_cosine, expected, strict=True))
 
 
 @settings(max_examples=100, deadline=None)

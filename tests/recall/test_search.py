@@ -11,6 +11,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test import override_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from recall import selectors, services
 from recall.embeddings import get_embedder
@@ -313,8 +315,24 @@ def test_journal_appends_are_attributed_and_indexed(owner):
     assert list(JournalEntry.objects.values_list("run_id", flat=True).order_by("id")) == ["run-1", "run-2"]
     hit = search(owner, "thin volume pump", backend="fts").citations()[0]
     assert hit["path"] == "journal/2026-11-22.md" and "run-1" in hit["snippet"]
-    learning = services.journal_append(deployment=deployment, kind="learning", content="Fade wicks.", run_id="r3")
-    assert learning.document.path == "memory/learnings.md"
+    learning = services.journal_append(
+        deployment=deployment, kind="learning", content="Fade wicks.", run_id="r3", now=NOW
+    )
+    assert learning.document.path == "memory/learnings-2026-11.md"
+
+
+def test_a_full_journal_file_continues_in_the_next_part(owner):
+    deployment = DeploymentFactory(owner=owner)
+    entry = "x" * 30_000
+    paths = [
+        services.journal_append(
+            deployment=deployment, kind="note", content=entry, run_id=f"r{n}", now=NOW
+        ).document.path
+        for n in range(7)
+    ]
+    assert paths == ["memory/notes-2026-11.md"] * 3 + ["memory/notes-2026-11-2.md"] * 3 + ["memory/notes-2026-11-3.md"]
+    assert all(len(d.content) <= services.JOURNAL_DOCUMENT_MAX for d in Document.objects.all())
+    assert JournalEntry.objects.count() == 7
 
 
 def test_an_edit_proposal_changes_nothing_until_the_trader_approves(owner):
@@ -348,3 +366,24 @@ def test_a_rejected_proposal_leaves_the_manual_and_a_stale_one_cannot_be_approve
     manual.refresh_from_db()
     assert manual.content == MANUAL + "\nedited\n"
     assert EditProposal.objects.get(pk=stale.pk).status == ProposalStatus.PENDING
+
+
+@given(query=st.text(min_size=1, max_size=300))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_query_text_is_a_valid_keyword_search(owner, query):
+    """The OR tsquery is built from PostgreSQL's own lexemes, quoted and escaped: no text makes it fail."""
+    if not Document.objects.exists():
+        index(
+            owner, "odd.md", "# Odd\nit's a \\back\\slash, 'quotes', R-08 & -1021 | ! ( ) : * <-> naïve\n", embed=False
+        )
+    outcome = search(owner, query.replace("\x00", ""), backend="fts", embedder=None)
+    assert all(c["path"] == "odd.md" for c in outcome.citations())
+
+
+def test_rule_ids_and_error_codes_match_as_the_documents_were_indexed(owner):
+    index(
+        owner, "manual.md", "# Rules\nR-08: never average down.\nBinance -1021 means the clock drifted.\n", embed=False
+    )
+    index(owner, "other.md", "# Other\nrule 08 of something else entirely\n", embed=False)
+    assert search(owner, "R-08", backend="fts", embedder=None).citations()[0]["path"] == "manual.md"
+    assert search(owner, "-1021 error", backend="fts", embedder=None).citations()[0]["path"] == "manual.md"
