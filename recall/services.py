@@ -228,6 +228,7 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
     done = 0
     batches = 0
     while max_batches is None or batches < max_batches:
+        failure: Exception | None = None
         with transaction.atomic():
             rows = list(
                 Chunk.objects.select_for_update(skip_locked=True)
@@ -239,18 +240,21 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
                 break
             try:
                 vectors = embedder.embed([embedding_text(row.heading, row.text) for row in rows])
-            except Exception as error:
-                logger.exception("recall: embedding failed for %d chunks", len(rows))
-                Document.objects.filter(pk__in={row.document_id for row in rows}).update(
-                    index_error=f"embedding failed: {type(error).__name__}: {error}"[:500]
-                )
-                raise
-            stamp = now or timezone.now()
-            for row, vector in zip(rows, vectors, strict=True):
-                row.embedding = vector
-                row.embedded_at = stamp
-            Chunk.objects.bulk_update(rows, ["embedding", "embedded_at"])
-            _mark_indexed({row.document_id for row in rows}, stamp)
+            except Exception as error:  # recorded below, outside the transaction it would roll back with
+                failure = error
+            else:
+                stamp = now or timezone.now()
+                for row, vector in zip(rows, vectors, strict=True):
+                    row.embedding = vector
+                    row.embedded_at = stamp
+                Chunk.objects.bulk_update(rows, ["embedding", "embedded_at"])
+                _mark_indexed({row.document_id for row in rows}, stamp)
+        if failure is not None:
+            logger.error("recall: embedding failed for %d chunks", len(rows), exc_info=failure)
+            Document.objects.filter(pk__in={row.document_id for row in rows}).update(
+                index_error=f"embedding failed: {type(failure).__name__}: {failure}"[:500]
+            )
+            raise failure
         done += len(rows)
         batches += 1
     return done

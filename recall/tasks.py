@@ -13,14 +13,16 @@ from recall.models import SyncedFolder
 logger = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="recall.embed_pending",
-    ignore_result=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
+# A database hiccup retries with backoff; the tasks are idempotent, so a retry is harmless.
+_RETRY_ON_DATABASE_ERRORS = {
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
+
+
+@shared_task(name="recall.embed_pending", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
 def embed_pending() -> int:
     """Embed every chunk still waiting for its vector. Concurrent runs split the rows (SKIP LOCKED);
     a redelivered task finds nothing pending. Returns how many chunks were embedded."""
@@ -30,14 +32,7 @@ def embed_pending() -> int:
     return services.embed_pending(embedder=embedder)
 
 
-@shared_task(
-    name="recall.sync_situations",
-    ignore_result=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
+@shared_task(name="recall.sync_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
 def sync_situations(deployment_id: int) -> int:
     """Situation rows for the deployment's new trades, outcomes for its closed ones."""
     created, attached = services.situations_sync(deployment_id=deployment_id, embedder=get_embedder())

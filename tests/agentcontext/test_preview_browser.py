@@ -70,7 +70,9 @@ def test_it_previews_the_runners_text_and_re_renders_the_what_if_settings_live(p
     page.wait_for_url(re.compile(r"\?recent_trades_k=1&memory=off&placeholder=hide$"))
     sync_api.expect(trades).to_have_count(0)
     sync_api.expect(page.locator("#section-open_positions-text")).to_have_count(0)
-    sync_api.expect(page.locator(".tag.memory-off")).to_have_count(2)
+    sync_api.expect(page.locator(".tag.memory-off")).to_have_count(
+        3
+    )  # recent trades, open positions, similar situations
     sync_api.expect(page.locator("#section-last_decision-text")).to_be_visible()
     assert page.evaluate("window.notReloaded") is True
 

@@ -387,3 +387,22 @@ def test_rule_ids_and_error_codes_match_as_the_documents_were_indexed(owner):
     index(owner, "other.md", "# Other\nrule 08 of something else entirely\n", embed=False)
     assert search(owner, "R-08", backend="fts", embedder=None).citations()[0]["path"] == "manual.md"
     assert search(owner, "-1021 error", backend="fts", embedder=None).citations()[0]["path"] == "manual.md"
+
+
+class _BrokenEmbedder:
+    name, dimensions = "broken", 384
+
+    def embed(self, texts):
+        raise RuntimeError("model file unreadable")
+
+
+def test_an_embedding_failure_is_recorded_on_the_documents_and_nothing_is_lost(owner):
+    document = index(owner, "a.md", MANUAL, embed=False).document
+    with pytest.raises(RuntimeError):
+        services.embed_pending(embedder=_BrokenEmbedder())
+    document.refresh_from_db()
+    assert document.index_error == "embedding failed: RuntimeError: model file unreadable"
+    assert selectors.index_health(user=owner)["errors"] == [{"path": "a.md", "error": document.index_error}]
+    assert services.embed_pending(embedder=embedder()) == document.chunk_count  # the next pass heals it
+    document.refresh_from_db()
+    assert document.index_error == "" and document.indexed_at is not None
