@@ -61,8 +61,9 @@ RECALL_FTS_WEIGHT = 0.5
 RECALL_VECTOR_WEIGHT = 0.5
 # Vector search scans a trader's chunks exactly up to this many (pgvector filters after HNSW, so a
 # filtered HNSW scan over a small share of the table returns too few rows); above it, HNSW with
-# over-fetch. Set from bench/recall_latency.py.
-RECALL_EXACT_SCAN_MAX = 20_000
+# over-fetch. bench/recall_latency.py: the exact scan costs ~1.3–2.3 µs a chunk; HNSW at recall@10
+# >= 0.9 breaks even at ~1,400 (10k table) to ~5,700 (100k table) readable chunks.
+RECALL_EXACT_SCAN_MAX = 5_000
 RECALL_SYNC_INTERVAL_S = 600
 
 INSTALLED_APPS = [

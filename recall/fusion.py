@@ -24,7 +24,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -32,9 +32,6 @@ MAX_QUERY_TERMS = 32
 SECONDS_PER_DAY = 86_400
 
 _WORD = re.compile(r"\w+")
-# Never inside a quoted tsquery lexeme: a quote or backslash would end or escape it, and PostgreSQL
-# text cannot hold NUL.
-_TSQUERY_UNSAFE = re.compile(r"['\\\x00]")
 
 # Fields two candidates for the same chunk must agree on to be merged.
 _IDENTITY_FIELDS = (
@@ -44,7 +41,7 @@ _IDENTITY_FIELDS = (
 
 @dataclass(frozen=True)
 class Candidate:
-    """A chunk found by the keyword search (``fts_rank``: raw ``ts_rank_cd``), the vector search
+    """A chunk found by the keyword search (``fts_rank``: raw ``ts_rank``), the vector search
     (``cosine``: similarity in [-1, 1]) or both; None on the side that did not find it."""
 
     chunk_id: int
@@ -156,18 +153,6 @@ def normalise_query_terms(query: str) -> list[str]:
             if len(terms) == MAX_QUERY_TERMS:
                 break
     return terms
-
-
-def or_tsquery_text(terms: Sequence[str]) -> str:
-    """A ``to_tsquery`` input matching any of the terms: ``'stop' | 'loss'``. Quotes, backslashes and
-    NUL are removed from each term and terms left blank are skipped, so ``to_tsquery`` never raises on
-    it; ``""`` means there is nothing to search by keyword (skip the keyword search)."""
-    quoted = []
-    for term in terms:
-        cleaned = _TSQUERY_UNSAFE.sub("", term)
-        if cleaned.strip():
-            quoted.append(f"'{cleaned}'")
-    return " | ".join(quoted)
 
 
 def _merge_duplicates(candidates: Iterable[Candidate]) -> list[Candidate]:

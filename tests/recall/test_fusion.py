@@ -17,7 +17,6 @@ from recall.fusion import (
     FusionConfig,
     fuse,
     normalise_query_terms,
-    or_tsquery_text,
 )
 
 NOW = datetime(2026, 6, 4, 12, 0, tzinfo=UTC)
@@ -290,24 +289,6 @@ def test_it_keeps_at_most_32_terms():
     assert terms == [f"term{i}" for i in range(MAX_QUERY_TERMS)]
 
 
-@pytest.mark.parametrize(
-    ("terms", "text"),
-    [
-        (["stop", "loss"], "'stop' | 'loss'"),
-        ([], ""),
-        (["'"], ""),
-        (["\\"], ""),
-        (["''\\\\", " "], ""),
-        (["it's", "a\\b"], "'its' | 'ab'"),
-        (["&|!():*"], "'&|!():*'"),
-        (["nul\x00byte"], "'nulbyte'"),
-        (["日本", "été"], "'日本' | 'été'"),
-    ],
-)
-def test_it_builds_an_or_tsquery_that_cannot_break_out_of_quotes(terms, text):
-    assert or_tsquery_text(terms) == text
-
-
 # Properties ---------------------------------------------------------------------------------------
 
 SOURCES = ["workspace", "transcript", "backtest", "runbook", "journal"]
@@ -498,12 +479,7 @@ def test_property_mmr_selects_from_the_filtered_hits_within_k_and_caps(cands, k,
 
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=200))
-def test_property_query_terms_are_lowercase_words_and_the_tsquery_is_quote_safe(query):
+def test_property_query_terms_are_lowercase_distinct_words(query):
     terms = normalise_query_terms(query)
     assert len(terms) <= MAX_QUERY_TERMS and len(set(terms)) == len(terms)
     assert all(len(term) > 1 and term == term.lower() for term in terms)
-    text = or_tsquery_text([query, *terms])
-    assert "\\" not in text and "\x00" not in text
-    # every quote delimits a lexeme: the quoted terms joined by " | ", nothing else
-    quoted = [f"'{t}'" for t in [query.replace("'", "").replace("\\", "").replace("\x00", ""), *terms] if t.strip()]
-    assert text == " | ".join(quoted)
