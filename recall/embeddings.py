@@ -22,15 +22,18 @@ text (normalised), the window embeddings are averaged, and the mean is L2-normal
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
 import json
 import logging
 import math
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -385,6 +388,41 @@ def _embedder_for(provider: str, model_dir: str | None, model_name: str, cache_d
     if provider == "sentence-transformers":
         return SentenceTransformersEmbedder(model_name)
     raise ImproperlyConfigured(f"EMBEDDINGS_PROVIDER={provider!r}: must be one of onnx, sentence-transformers, none")
+
+
+BACKGROUND_NICE = 10
+
+
+class BackgroundEmbedder:
+    """Another embedder's work, run in one thread at a lowered CPU priority (Linux sets nice per
+    thread; ONNX Runtime's pool threads, created by the first call, inherit it): the worker's indexing
+    never takes the CPU from requests and materialization on a small machine. bench/tick_ingest.py
+    measured situation embedding in the worker raising tick cost / floor from 4.1 to 4.9 without it."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimensions = inner.dimensions
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return _background_executor().submit(self.inner.embed, texts).result()
+
+
+@functools.cache
+def _background_executor() -> ThreadPoolExecutor:
+    # Created on first use, so a forking worker pool never inherits a thread.
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-embed", initializer=_lower_priority)
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+
+
+def background_embedder() -> BackgroundEmbedder | None:
+    """``get_embedder()`` for background jobs (Celery tasks, indexing commands)."""
+    embedder = get_embedder()
+    return BackgroundEmbedder(embedder) if embedder is not None else None
 
 
 def clear_embedder_cache() -> None:

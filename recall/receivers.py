@@ -1,22 +1,32 @@
-"""Recall listens to the ledger: opened and closed trades get their situation rows (phase 3)."""
+"""Recall listens to the ledger: opened and closed trades get their situation rows (phase 3).
+
+Debounced per deployment: a key in Redis marks a sync as queued, the task clears it when it starts,
+so a burst of ticks opening and closing trades queues one sync (every trade still gets its row: the
+sync picks up everything missing), and the worker's queue stays free for materialization."""
 
 import logging
 
 from django.dispatch import receiver
 
 from ledger.signals import trades_closed, trades_opened
+from memorysite.redis import client
 
 logger = logging.getLogger(__name__)
+
+SYNC_DELAY_S = 2
+QUEUED_KEY = "recall:situations-queued:{deployment_id}"
+QUEUED_TTL_S = 300  # a lost task message frees the key after this long
 
 
 @receiver(trades_opened, dispatch_uid="recall.situations_on_open")
 @receiver(trades_closed, dispatch_uid="recall.situations_on_close")
 def queue_situation_sync(sender, *, deployment_id: int, **kwargs) -> None:
-    """Queue the situation sync; embedding never runs here (this can be a tick request's catch-up).
-    A lost message heals on the next open or close of the deployment."""
+    """Queue the situation sync unless one is already queued; embedding never runs here (this can be
+    a tick request's catch-up). A failure only logs: the next open or close queues it again."""
     from recall.tasks import sync_situations
 
     try:
-        sync_situations.apply_async(args=[deployment_id], retry=False)
+        if client().set(QUEUED_KEY.format(deployment_id=deployment_id), 1, nx=True, ex=QUEUED_TTL_S):
+            sync_situations.apply_async(args=[deployment_id], countdown=SYNC_DELAY_S, retry=False)
     except Exception:
         logger.warning("recall situation sync for deployment %s not queued", deployment_id, exc_info=True)

@@ -6,9 +6,11 @@ import logging
 from celery import shared_task
 from django.db import OperationalError
 
+from memorysite.redis import client
 from recall import services
-from recall.embeddings import get_embedder
+from recall.embeddings import background_embedder
 from recall.models import SyncedFolder
+from recall.receivers import QUEUED_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +28,7 @@ _RETRY_ON_DATABASE_ERRORS = {
 def embed_pending() -> int:
     """Embed every chunk still waiting for its vector. Concurrent runs split the rows (SKIP LOCKED);
     a redelivered task finds nothing pending. Returns how many chunks were embedded."""
-    embedder = get_embedder()
+    embedder = background_embedder()
     if embedder is None:
         return 0
     return services.embed_pending(embedder=embedder)
@@ -34,8 +36,10 @@ def embed_pending() -> int:
 
 @shared_task(name="recall.sync_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
 def sync_situations(deployment_id: int) -> int:
-    """Situation rows for the deployment's new trades, outcomes for its closed ones."""
-    created, attached = services.situations_sync(deployment_id=deployment_id, embedder=get_embedder())
+    """Situation rows for the deployment's new trades, outcomes for its closed ones. Clears the
+    "queued" mark first, so trades opened or closed while it runs queue the next sync."""
+    client().delete(QUEUED_KEY.format(deployment_id=deployment_id))
+    created, attached = services.situations_sync(deployment_id=deployment_id, embedder=background_embedder())
     return created + attached
 
 

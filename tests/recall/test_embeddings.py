@@ -2,7 +2,9 @@
 long texts, weight verification and the graph cache. No database: these tests only touch model files."""
 
 import json
+import os
 import shutil
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -250,3 +252,15 @@ def test_sentence_transformers_provider_matches_golden():
     model = str(embeddings.default_model_dir())
     vectors = embeddings.SentenceTransformersEmbedder(model).embed(GOLDEN["sentences"])
     assert cosines(vectors, np.array(GOLDEN["embeddings"])).min() >= 0.9999
+
+
+def test_background_embedder_runs_at_lowered_priority_and_embeds_the_same(embedder):
+    background = embeddings.BackgroundEmbedder(embedder)
+    np.testing.assert_allclose(background.embed(GOLDEN["sentences"][:3]), embedder.embed(GOLDEN["sentences"][:3]))
+    niceness = embeddings._background_executor().submit(
+        lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    )
+    assert niceness.result() >= embeddings.BACKGROUND_NICE
+    assert (
+        os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < embeddings.BACKGROUND_NICE
+    )  # the caller is untouched

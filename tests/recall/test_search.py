@@ -189,12 +189,15 @@ def test_vector_side_finds_paraphrases_keyword_search_misses(owner):
     assert outcome.citations()[0]["source"] == "vector"
 
 
-def test_another_owners_chunks_never_appear_on_either_side(owner, other):
+@pytest.mark.parametrize("row_scan_max", [10**9, 0], ids=["keyword-row-scan", "keyword-gin"])
+def test_another_owners_chunks_never_appear_on_either_side(owner, other, monkeypatch, row_scan_max):
+    monkeypatch.setattr(selectors, "FTS_ROW_SCAN_MAX", row_scan_max)
     index(other, "secret.md", "# Secret\nzebracorn strategy: buy every zebracorn dip.\n")
     index(owner, "mine.md", "# Mine\nbuy the dip on strong trends.\n")
     for backend in ("fts", "vector", "hybrid"):
         outcome = search(owner, "zebracorn strategy buy every dip", backend=backend, k=50)
         assert {c["path"] for c in outcome.citations()} <= {"mine.md"}, backend
+    assert search(owner, "dip trends", backend="fts").citations()[0]["path"] == "mine.md"
     assert search(other, "zebracorn", backend="fts").citations()[0]["path"] == "secret.md"
 
 
