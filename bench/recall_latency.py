@@ -671,7 +671,7 @@ def statement_kind(sql: str) -> str:
         return "set"
     if "CROSS JOIN LATERAL" in sql:
         return "kw"
-    if "chunk_count" in sql:
+    if "chunk_count" in sql or "reltuples" in sql:
         return "count"
     if "h.distance" in sql:
         return "hnsw"
@@ -751,7 +751,8 @@ def keyword_call(user, query: str):
 
     scope = selectors.SearchScope(user.pk)
     fetch = max(K * 4, 40)
-    return lambda: selectors._keyword_candidates(scope, query, fetch)
+    readable, _ = selectors.readable_chunk_counts(scope)
+    return lambda: selectors._keyword_candidates(scope, query, fetch, readable=readable)
 
 
 def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef: int):

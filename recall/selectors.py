@@ -2,9 +2,11 @@
 
 Search runs two owner-scoped candidate queries and fuses them in Python (recall.fusion):
 
-- keyword: PostgreSQL full-text search with OR semantics over the query's terms, ranked with
-  ``ts_rank``; the GIN scan is capped at ``FTS_CANDIDATE_CAP`` matching rows before ranking, so a
-  common term cannot make a query rank half the table;
+- keyword: PostgreSQL full-text search with OR semantics over the query's lexemes, ranked with
+  ``ts_rank`` (cheaper than ``ts_rank_cd`` and better on bench/recall_quality.py); at most
+  ``FTS_CANDIDATE_CAP`` matching rows are ranked, so a common term cannot make a query rank half the
+  table; a trader with at most ``FTS_ROW_SCAN_MAX`` readable chunks has its rows tested one by one,
+  since through the GIN index a common term reads every owner's postings first;
 - vector: cosine distance over pgvector. pgvector applies a WHERE filter *after* its HNSW scan, so a
   filtered HNSW query returns too few rows when the trader's rows are a small share of the table.
   When the readable chunk count is at most ``RECALL_EXACT_SCAN_MAX`` the query scans those rows exactly
@@ -36,7 +38,7 @@ from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalS
 from recall.situations import SimilarSituation, render_similar_situations
 
 FTS_CANDIDATE_CAP = 2000
-FTS_ROW_SCAN_MAX = 2000  # readable chunks up to which the keyword side tests rows instead of the GIN index
+FTS_ROW_SCAN_MAX = 5000  # readable chunks up to which the keyword side tests rows instead of the GIN index
 HNSW_EF_SEARCH_MAX = 1000
 HNSW_EF_SEARCH_MIN = 200
 SNIPPET_CHARS = 700
@@ -46,7 +48,6 @@ _STOPWORDS = (
     "your our their its can did does into onto than then them they there"
 )
 SNIPPET_STOPWORDS = frozenset(_STOPWORDS.split())
-BACKENDS = ("hybrid", "fts", "vector")
 OPEN_SITUATIONS_MAX = 5
 
 
@@ -74,18 +75,6 @@ class SearchScope:
             clauses.append(f"{alias}.source = ANY(%s)")
             params.append(list(self.sources))
         return " AND ".join(clauses), params
-
-    def chunks(self) -> QuerySet[Chunk]:
-        if self.owner_id is None:
-            readable = Q(owner__isnull=True)
-        elif self.deployment_id is None:
-            readable = Q(owner_id=self.owner_id) | Q(owner__isnull=True)
-        else:
-            readable = (
-                Q(owner_id=self.owner_id) & (Q(deployment__isnull=True) | Q(deployment_id=self.deployment_id))
-            ) | Q(owner__isnull=True)
-        chunks = Chunk.objects.filter(readable)
-        return chunks.filter(source__in=self.sources) if self.sources else chunks
 
 
 @dataclass(frozen=True)
