@@ -170,6 +170,8 @@ class SearchView(APIView):
             deployment_id=deployment.pk if deployment else None,
             min_score=values.get("min_score"),
             per_source_cap=values.get("per_source_cap"),
+            mmr_lambda=values.get("mmr_lambda"),
+            half_life_days=values.get("half_life_days"),
             now=timezone.now(),
             embedder=get_embedder(),
         )

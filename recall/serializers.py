@@ -97,6 +97,19 @@ class SearchInput(StrictSerializer):
         at_least=0, at_most=1, required=False, help_text="Drop results scoring below this (scores are 0..1)."
     )
     per_source_cap = bounded_int(1, 50, required=False, allow_null=True)
+    mmr_lambda = NumberField(
+        at_least=0,
+        at_most=1,
+        required=False,
+        help_text="Diversity (MMR, off by default): each next result maximises λ·score − (1−λ)·similarity to those "
+        "already taken; 1 = plain ranking, 0.7 is OpenClaw's choice.",
+    )
+    half_life_days = NumberField(
+        greater_than=0,
+        required=False,
+        help_text="Recency (off by default): scores halve every this many days since a chunk changed; documents "
+        'whose metadata has "evergreen": true are spared.',
+    )
     snapshot_id = serializers.UUIDField(
         required=False, allow_null=True, help_text="Attach the citations to this decision snapshot (the run record)."
     )

@@ -831,3 +831,17 @@ def test_property_every_chunk_is_its_lines_and_a_word_in_the_text_is_cited(
         assert marker in cited["snippet"].lower(), (marker, cited)
     finally:
         Document.objects.filter(path="prop/doc.md").delete()
+
+
+def test_diversity_and_recency_are_optional_search_settings(owner_api, owner):
+    for n in range(3):
+        index(owner, f"dup{n}.md", "# Stops\nNever widen a stop loss once it is placed.\n")
+    index(owner, "other.md", "# Sizing\nRisk one percent per trade and never widen a stop.\n")
+    plain = search(owner_api, query="widen a stop loss", k=2)["results"]
+    diverse = search(owner_api, query="widen a stop loss", k=2, mmr_lambda=0.3)["results"]
+    assert [r["path"] for r in plain] == ["dup0.md", "dup1.md"]
+    assert diverse[0]["path"] == "dup0.md" and diverse[1]["path"] == "other.md"
+    assert search(owner_api, query="widen a stop loss", k=2, half_life_days=30)["results"]
+    for field, value in (("mmr_lambda", 1.5), ("mmr_lambda", "high"), ("half_life_days", 0), ("half_life_days", True)):
+        response = owner_api.post(SEARCH, {"query": "x", field: value}, format="json")
+        assert response.status_code == 400 and field in response.json()["errors"], (field, value)
