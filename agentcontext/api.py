@@ -57,6 +57,8 @@ class ContextOutput(serializers.Serializer):
 
 
 class ContextView(APIView):
+    runner_scope = True  # a runner token of this deployment may call it (ledger.auth.RunnerTokenScope)
+
     @extend_schema(
         responses={
             200: ContextOutput,

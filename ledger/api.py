@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
@@ -16,6 +17,9 @@ from ledger.serializers import (
     DeploymentCreateInput,
     DeploymentOutput,
     FillInput,
+    RunnerTokenCreated,
+    RunnerTokenInput,
+    RunnerTokenOutput,
     SkillCreateInput,
     SkillOutput,
     SkillVersionInput,
@@ -150,6 +154,8 @@ _TICK_ERRORS = {**_ERRORS, 409: OpenApiResponse(description="tick_at is older th
 
 
 class TickListView(APIView):
+    runner_scope = True  # a runner token of this deployment may call it (ledger.auth.RunnerTokenScope)
+
     @extend_schema(
         request=TickInput,
         responses={
@@ -178,6 +184,8 @@ class TickListView(APIView):
 
 
 class TickDetailView(APIView):
+    runner_scope = True  # a runner token of this deployment may call it (ledger.auth.RunnerTokenScope)
+
     @extend_schema(
         responses={200: TickDetailOutput, **_ERRORS},
         summary="What materializing one tick did to the trade ledger (a flip shows as close then open)",
@@ -191,6 +199,8 @@ class TickDetailView(APIView):
 
 
 class FillView(APIView):
+    runner_scope = True  # a runner token of this deployment may call it (ledger.auth.RunnerTokenScope)
+
     @extend_schema(
         request=FillInput,
         responses={200: TradeOutput, **_ERRORS},
@@ -206,6 +216,8 @@ class FillView(APIView):
 
 
 class TradeListView(APIView):
+    runner_scope = True  # a runner token of this deployment may call it (ledger.auth.RunnerTokenScope)
+
     @extend_schema(
         parameters=[TradeListQuery],
         responses={200: TradeOutput(many=True), **_ERRORS},
@@ -219,3 +231,51 @@ class TradeListView(APIView):
         services.materialize_if_behind(deployment)
         trades = selectors.trade_list(deployment=deployment, **query.validated_data)
         return Response(TradeOutput(trades, many=True).data)
+
+
+# -- runner tokens: the trader manages them (a runner token cannot) ------------------------------
+
+_RUNNER_TOKEN_ERRORS = {
+    **_ERRORS,
+    403: OpenApiResponse(description="Called with a runner token: only the trader manages runner tokens."),
+}
+
+
+class RunnerTokenListView(APIView):
+    pagination_class = Page  # also tells the OpenAPI schema that GET is paginated
+
+    @extend_schema(
+        responses={200: RunnerTokenOutput(many=True), **_RUNNER_TOKEN_ERRORS},
+        summary="The deployment's runner tokens, newest first, revoked ones included (never their keys)",
+        tags=["runner tokens"],
+    )
+    def get(self, request, deployment_id: int):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        return paginated(self, selectors.runner_token_list(user=request.user, deployment=deployment), RunnerTokenOutput)
+
+    @extend_schema(
+        request=RunnerTokenInput,
+        responses={201: RunnerTokenCreated, **_RUNNER_TOKEN_ERRORS},
+        summary="Create a runner token for this deployment: ticks, fills, its context and trades only. "
+        "The key is in this response only",
+        tags=["runner tokens"],
+    )
+    def post(self, request, deployment_id: int):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        data = RunnerTokenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, key = services.runner_token_create(deployment=deployment, **data.validated_data)
+        return Response(RunnerTokenCreated(token, context={"key": key}).data, status=status.HTTP_201_CREATED)
+
+
+class RunnerTokenDetailView(APIView):
+    @extend_schema(
+        responses={204: OpenApiResponse(description="Revoked (again: nothing changes)."), **_RUNNER_TOKEN_ERRORS},
+        summary="Revoke a runner token: its key stops working at once; the row stays listed",
+        tags=["runner tokens"],
+    )
+    def delete(self, request, deployment_id: int, token_id: int):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        token = selectors.runner_token_get(user=request.user, deployment=deployment, token_id=token_id)
+        services.runner_token_revoke(token=token, now=timezone.now())
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -7,11 +7,16 @@ Database CHECK constraints back every rule the API validates.
 
 from __future__ import annotations
 
+import hashlib
+import unicodedata
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+
+from memorysite.text import UNSAFE_CATEGORIES
 
 
 class OwnedQuerySet(models.QuerySet):
@@ -356,3 +361,47 @@ class TradeDailyPnl(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.deployment_id} {self.day}: {self.realized_pnl_usd}"
+
+
+RUNNER_TOKEN_PREFIX = "rt_"  # noqa: S105 (a key prefix, not a secret)
+RUNNER_TOKEN_NAME_MAX = 100
+
+
+NAME_CONTROL_CHARACTERS = "must be one line without control characters or bidirectional overrides"
+
+
+def validate_one_line_name(value: str) -> None:
+    if any(unicodedata.category(char) in UNSAFE_CATEGORIES for char in value):
+        raise ValidationError(NAME_CONTROL_CHARACTERS)
+
+
+def runner_key_hash(key: str) -> str:
+    """What a runner token's row stores instead of its key."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class RunnerToken(OwnedModel):
+    """An API key bound to one deployment: it may post that deployment's ticks and fills and read its
+    context and trades, nothing else. Only the key's sha256 is stored; the key is shown once."""
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="runner_tokens")
+    name = models.CharField(max_length=RUNNER_TOKEN_NAME_MAX, validators=[validate_one_line_name])
+    key_prefix = models.CharField(max_length=8, help_text="The key's first 8 characters, to tell tokens apart.")
+    key_hash = models.CharField(max_length=64, unique=True, help_text="sha256 hex digest of the whole key.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "runner_tokens"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="runner_token_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(key_hash__regex=r"^[0-9a-f]{64}$"), name="runner_token_key_hash_is_sha256_hex"
+            ),
+        ]
+        indexes = [models.Index(fields=["owner", "deployment"], name="runner_token_owner_deployment")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.key_prefix}…) for deployment #{self.deployment_id}"

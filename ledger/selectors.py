@@ -30,7 +30,16 @@ from django.shortcuts import get_object_or_404
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
-from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion, TradeHistory, TradeSide, TradeStatus
+from ledger.models import (
+    DecisionSnapshot,
+    Deployment,
+    RunnerToken,
+    Skill,
+    SkillVersion,
+    TradeHistory,
+    TradeSide,
+    TradeStatus,
+)
 from ledger.risk_state import EngineOutcome, risk_window_start
 
 
@@ -62,6 +71,15 @@ def deployment_get(*, user, deployment_id: int) -> Deployment:
 def deployment_for_runner(*, user, deployment_id: int) -> Deployment:
     """The owned deployment with its skill version: all a tick, fill or context read needs."""
     return get_object_or_404(Deployment.objects.owned_by(user).select_related("skill_version"), pk=deployment_id)
+
+
+def runner_token_list(*, user, deployment: Deployment) -> QuerySet[RunnerToken]:
+    """The trader's runner tokens of one deployment, newest first (revoked ones included)."""
+    return RunnerToken.objects.owned_by(user).filter(deployment=deployment).order_by("-created_at", "-id")
+
+
+def runner_token_get(*, user, deployment: Deployment, token_id: int) -> RunnerToken:
+    return get_object_or_404(runner_token_list(user=user, deployment=deployment), pk=token_id)
 
 
 # -- trade ledger --------------------------------------------------------------------------------

@@ -13,12 +13,14 @@ from ledger.models import (
     RECENT_TRADES_K_MIN,
     REFLECTION_EVERY_N_MAX,
     REFLECTION_EVERY_N_MIN,
+    RUNNER_TOKEN_NAME_MAX,
     STRATEGY_TEXT_MAX,
     Deployment,
     DeploymentMode,
     EngineKind,
     ProposedActionKind,
     ReflectionCadence,
+    RunnerToken,
     Skill,
     SkillVersion,
     TradeHistory,
@@ -281,3 +283,27 @@ class TradeOutput(serializers.ModelSerializer):
 class TradeListQuery(StrictSerializer):
     status = choice(TradeStatus, required=False)
     limit = bounded_int(1, 500, required=False, default=50)
+
+
+# -- runner tokens -------------------------------------------------------------------------------
+
+
+class RunnerTokenInput(StrictSerializer):
+    name = text(max_length=RUNNER_TOKEN_NAME_MAX, help_text="What the token is for, e.g. the runner's host.")
+
+
+class RunnerTokenOutput(serializers.ModelSerializer):
+    class Meta:
+        model = RunnerToken
+        fields = ["id", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+
+
+class RunnerTokenCreated(serializers.ModelSerializer):
+    key = serializers.SerializerMethodField(help_text="The whole key, shown this once: only its hash is stored.")
+
+    class Meta:
+        model = RunnerToken
+        fields = ["id", "name", "key_prefix", "created_at", "key"]
+
+    def get_key(self, token) -> str:
+        return self.context["key"]

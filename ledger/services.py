@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import secrets
 import uuid
 from dataclasses import asdict, dataclass
 from decimal import Decimal
@@ -28,13 +29,16 @@ from ledger.materializer import (
     reconcile_portfolio_delta,
 )
 from ledger.models import (
+    RUNNER_TOKEN_PREFIX,
     DecisionSnapshot,
     Deployment,
+    RunnerToken,
     Skill,
     SkillVersion,
     TradeDailyPnl,
     TradeHistory,
     TradeStatus,
+    runner_key_hash,
 )
 from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed, trades_opened
@@ -423,3 +427,29 @@ def trade_history_rebuild(*, deployment_id: int, progress=None) -> int:
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     on_batch = (lambda done: progress(done, total)) if progress is not None else None
     return materialize_pending(deployment_id=deployment_id, on_batch=on_batch)
+
+
+# -- runner tokens -------------------------------------------------------------------------------
+
+
+def runner_token_create(*, deployment: Deployment, name: str) -> tuple[RunnerToken, str]:
+    """A new runner token for the deployment, and its key: the key is returned here only, and stored
+    only as its sha256."""
+    key = RUNNER_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = RunnerToken(
+        owner_id=deployment.owner_id,
+        deployment=deployment,
+        name=name,
+        key_prefix=key[:8],
+        key_hash=runner_key_hash(key),
+    )
+    token.full_clean(validate_unique=False, validate_constraints=False)
+    token.save()
+    return token, key
+
+
+def runner_token_revoke(*, token: RunnerToken, now: dt.datetime) -> RunnerToken:
+    """Revoke the token from `now` on; revoking a revoked token keeps its first revocation time."""
+    RunnerToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
+    token.refresh_from_db(fields=["revoked_at"])
+    return token

@@ -13,9 +13,21 @@ api_urlpatterns = [
     path("deployments/<int:deployment_id>/ticks/<uuid:snapshot_id>/", api.TickDetailView.as_view(), name="api-tick"),
     path("deployments/<int:deployment_id>/fills/", api.FillView.as_view(), name="api-fills"),
     path("deployments/<int:deployment_id>/trades/", api.TradeListView.as_view(), name="api-trades"),
+    path("deployments/<int:deployment_id>/runner-tokens/", api.RunnerTokenListView.as_view(), name="api-runner-tokens"),
+    path(
+        "deployments/<int:deployment_id>/runner-tokens/<int:token_id>/",
+        api.RunnerTokenDetailView.as_view(),
+        name="api-runner-token",
+    ),
 ]
 
 page_urlpatterns = [
     path("", views.home, name="home"),
     path("deployments/<int:deployment_id>/trades/", views.deployment_trades, name="deployment-trades"),
+    path("deployments/<int:deployment_id>/runner-tokens/", views.runner_tokens, name="deployment-runner-tokens"),
+    path(
+        "deployments/<int:deployment_id>/runner-tokens/<int:token_id>/revoke/",
+        views.runner_token_revoke,
+        name="deployment-runner-token-revoke",
+    ),
 ]

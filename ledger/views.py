@@ -3,16 +3,20 @@
 from urllib.parse import urlencode
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import F, Func, JSONField
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from ledger import selectors, services
 from ledger.models import TradeStatus
-from memorysite.pages import trader_required
+from memorysite.pages import bad_request, trader_required
 
 JOURNAL_PAGE_SIZE = 50
 # "Why did you do this?": the searches (and their citations) the agent made on a trade's entry tick.
@@ -125,3 +129,38 @@ def deployment_trades(request, deployment_id: int):
         ],
     }
     return render(request, "ledger/trades.html", context)
+
+
+# -- runner tokens -------------------------------------------------------------------------------
+
+
+@trader_required
+@never_cache  # the answer to a create holds the key: no cache may keep it
+@require_http_methods(["GET", "POST"])
+def runner_tokens(request, deployment_id: int):
+    """The deployment's runner tokens; a POST creates one and shows its key on this answer only."""
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    created = None
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()
+        back = {"back_url": reverse("deployment-runner-tokens", args=[deployment.pk]), "back_label": "Runner tokens"}
+        if not name:
+            return bad_request(request, "name: must not be blank", **back)
+        try:
+            token, key = services.runner_token_create(deployment=deployment, name=name)
+        except ValidationError as exc:
+            errors = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in exc.message_dict.items())
+            return bad_request(request, errors, **back)
+        created = {"token": token, "key": key}
+    tokens = selectors.runner_token_list(user=request.user, deployment=deployment)
+    context = {"deployment": deployment, "tokens": tokens, "created": created}
+    return render(request, "ledger/runner_tokens.html", context)
+
+
+@trader_required
+@require_POST
+def runner_token_revoke(request, deployment_id: int, token_id: int):
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    token = selectors.runner_token_get(user=request.user, deployment=deployment, token_id=token_id)
+    services.runner_token_revoke(token=token, now=timezone.now())
+    return redirect("deployment-runner-tokens", deployment_id=deployment.pk)

@@ -166,10 +166,15 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_LIMIT_BYTES
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Runner tokens (`rt_…`, one deployment each) first; other keys fall through to account tokens.
+        "ledger.auth.RunnerTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "ledger.auth.RunnerTokenScope",  # a runner token reaches only its own deployment's runner endpoints
+    ],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -183,7 +188,9 @@ SPECTACULAR_SETTINGS = {
         "What runners call every tick (skills, deployments, ticks, fills, trades, the agent's memory "
         "context and system prompt), lessons and their A/B figures, the trader's facts, and the chat "
         "coach with its tools. Authenticate with `Authorization: Token <token>` from "
-        "`POST /api/v1/auth/token/` or `manage.py issue_token USERNAME`."
+        "`POST /api/v1/auth/token/` or `manage.py issue_token USERNAME`. A runner token (`rt_…`, from "
+        "`POST /api/v1/deployments/{id}/runner-tokens/`) is sent the same way and reaches only that "
+        "deployment's ticks, fills, trades and context."
     ),
     # Fields of the same name with different choices (mode, status) need distinct enum names.
     "ENUM_NAME_OVERRIDES": {
