@@ -15,6 +15,7 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     Func,
+    JSONField,
     Max,
     Min,
     Prefetch,
@@ -203,12 +204,14 @@ def trade_journal_choices(*, deployment: Deployment) -> TradeJournalChoices:
 
 
 def trade_journal_list(
-    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = "", searches_shown: int = 3
 ) -> QuerySet[TradeHistory]:
     """The deployment's trades, newest entry first; an empty filter value means "any".
 
     Each row carries `realized_pnl_pct` (of the entry size; null while open), `open_pnl_usd`
-    (at the last mark; null once closed) and the prices without trailing zeros.
+    (at the last mark; null once closed), the prices without trailing zeros, and the entry tick's
+    recall searches ("why did you do this?"): `entry_searches` (the first `searches_shown`, read in
+    this one query — the column grows with every search of a tick) and `entry_search_count`.
     """
     trades = TradeHistory.objects.filter(deployment=deployment)
     if status:
@@ -232,6 +235,16 @@ def trade_journal_list(
         ),
         entry_price_text=Func(F("entry_price"), function="trim_scale", output_field=DecimalField()),
         exit_price_text=Func(F("exit_price"), function="trim_scale", output_field=DecimalField()),
+        entry_searches=Func(
+            F("entry_snapshot__citations"),
+            template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {int(searches_shown) - 1}]')",
+            output_field=JSONField(),
+        ),
+        entry_search_count=Func(
+            F("entry_snapshot__citations"),
+            template="jsonb_path_query_first(%(expressions)s, '$.size()')",
+            output_field=JSONField(),
+        ),
     ).order_by("-entry_tick_at", "symbol", "id")
 
 

@@ -5,7 +5,6 @@ from urllib.parse import urlencode
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import F, Func, JSONField
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -22,17 +21,6 @@ JOURNAL_PAGE_SIZE = 50
 # "Why did you do this?": the searches (and their citations) the agent made on a trade's entry tick.
 WHY_QUERIES_SHOWN = 3
 WHY_RESULTS_SHOWN = 5
-# Read in the page's one query, and only the first searches: the column grows with every search of a tick.
-_ENTRY_SEARCHES = Func(
-    F("entry_snapshot__citations"),
-    template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {WHY_QUERIES_SHOWN - 1}]')",
-    output_field=JSONField(),
-)
-_ENTRY_SEARCH_COUNT = Func(
-    F("entry_snapshot__citations"),
-    template="jsonb_path_query_first(%(expressions)s, '$.size()')",
-    output_field=JSONField(),
-)
 
 
 @trader_required
@@ -99,8 +87,12 @@ def deployment_trades(request, deployment_id: int):
     form = TradeFilterForm(request.GET, choices=selectors.trade_journal_choices(deployment=deployment))
     filters = form.filters()
     trades = selectors.trade_journal_list(
-        deployment=deployment, status=filters["status"], symbol=filters["symbol"], regime_tag=filters["regime"]
-    ).annotate(entry_searches=_ENTRY_SEARCHES, entry_search_count=_ENTRY_SEARCH_COUNT)
+        deployment=deployment,
+        status=filters["status"],
+        symbol=filters["symbol"],
+        regime_tag=filters["regime"],
+        searches_shown=WHY_QUERIES_SHOWN,
+    )
     page = Paginator(trades, JOURNAL_PAGE_SIZE).get_page(request.GET.get("page"))
     for trade in page:
         trade.why = _why(trade.entry_searches, trade.entry_search_count)

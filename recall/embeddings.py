@@ -22,6 +22,7 @@ text (normalised), the window embeddings are averaged, and the mean is L2-normal
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import functools
 import hashlib
@@ -72,7 +73,7 @@ class Embedder(Protocol):
         ...
 
 
-class _WindowingEmbedder:
+class _WindowingEmbedder(abc.ABC):
     """Tokenise → split into windows → embed windows in padded batches → average each text's windows.
 
     Subclasses load a model in `_load` (setting the tokenizer hooks below) and run one padded batch in
@@ -102,11 +103,13 @@ class _WindowingEmbedder:
                 self._load()
                 self._loaded = True
 
+    @abc.abstractmethod
     def _load(self) -> None:
-        raise NotImplementedError
+        """Load the model and set the tokenizer hooks (``_set_tokenizer``)."""
 
+    @abc.abstractmethod
     def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """Embed one padded batch of windows: (n, dimensions), rows L2-normalised."""
 
     def _set_tokenizer(
         self,

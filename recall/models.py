@@ -32,18 +32,13 @@ class DocumentSource(models.TextChoices):
     RUNBOOK = "runbook", "incident runbook"
 
 
-class ReadableQuerySet(models.QuerySet):
-    """Rows a trader may read: their own and the global ones (owner null)."""
+class ReadableQuerySet(OwnedQuerySet):
+    """Rows a trader may read: their own and the global ones (owner null); ``owned_by`` as everywhere."""
 
     def readable_by(self, user):
         if user is None or not user.is_authenticated:
             return self.filter(owner__isnull=True)
         return self.filter(Q(owner_id=user.pk) | Q(owner__isnull=True))
-
-    def owned_by(self, user):
-        if user is None or not user.is_authenticated:
-            return self.none()
-        return self.filter(owner_id=user.pk)
 
 
 class Document(models.Model):
@@ -234,8 +229,6 @@ class TradeSituation(OwnedModel):
     realized_pnl_usd = models.DecimalField(max_digits=20, decimal_places=8, null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         db_table = "recall_trade_situations"
