@@ -421,11 +421,13 @@ class BenchRun:
             raise BenchError(f"another {self.name} benchmark is running on {DATA_DIR}") from None
         self.services.start()
         base = {**os.environ, **self.services.environment()}
-        admin_url = _with_database(base["DATABASE_URL"], "postgres")
-        self._recreate_database(admin_url)
+        owner_url = base.get("DATABASE_MIGRATE_URL") or base["DATABASE_URL"]
+        self._recreate_database(_with_database(owner_url, "postgres"))
         self.env = {
             **base,
+            # Children (gunicorn, celery) connect as the app role, under row-level security.
             "DATABASE_URL": _with_database(base["DATABASE_URL"], self.database),
+            "DATABASE_MIGRATE_URL": _with_database(owner_url, self.database),
             "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE,
             # The production profile (what gunicorn runs behind the proxy), not the DEBUG one
             # that records every query in memory.
@@ -445,6 +447,11 @@ class BenchRun:
         from django.core.management import call_command
 
         call_command("migrate", interactive=False, verbosity=0)
+        # This process seeds rows in bulk (COPY, which row-level security refuses) and reads them
+        # back to check: it stays the tables' owner. What is measured runs in the children.
+        from access.roles import owner_credentials, swap_credentials
+
+        swap_credentials("default", owner_credentials())
 
     def _recreate_database(self, admin_url: str) -> None:
         import psycopg

@@ -16,6 +16,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.permissions import BasePermission
 
+from access import scope
 from ledger.models import RUNNER_TOKEN_PREFIX, RunnerToken, runner_key_hash
 
 KEYWORD = "Token"
@@ -39,13 +40,14 @@ class RunnerTokenAuthentication(BaseAuthentication):
             return None
         if not key.startswith(RUNNER_TOKEN_PREFIX):
             return None  # a full-account token: DRF's TokenAuthentication decides
-        token = (
-            RunnerToken.objects.select_related("owner")
-            .filter(key_hash=runner_key_hash(key), revoked_at__isnull=True)
-            .first()
-        )
+        # Row-level security shows a runner token only to a request that presents its key's hash.
+        digest = runner_key_hash(key)
+        scope.switch(scope.Scope(runner_key=digest))
+        token = RunnerToken.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
+        scope.switch(scope.NONE)
         if token is None or not token.owner.is_active:
             raise exceptions.AuthenticationFailed(INVALID_KEY)
+        scope.switch(scope.owner_scope_of(token.owner))
         _touch(token)
         return token.owner, token
 

@@ -7,7 +7,8 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memorysite.settings")
 
-app = Celery("memorysite")
+# Tasks run in the scope of the trader who queued them (row-level security; access/celery.py).
+app = Celery("memorysite", task_cls="access.celery:ScopedTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

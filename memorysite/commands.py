@@ -4,7 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.core.management.base import OutputWrapper
+from django.core.management.base import BaseCommand, OutputWrapper
+
+
+class MaintenanceCommand(BaseCommand):
+    """A command that works across traders: it runs elevated past row-level security, audited with
+    its command line (access.scope.elevated). By default in one transaction; a long-running
+    command sets `one_transaction = False` and opens its own transactions."""
+
+    one_transaction = True
+
+    def execute(self, *args, **options):
+        import sys
+
+        from access.scope import elevated
+
+        name = self.__module__.rsplit(".", 1)[-1]
+        command_line = " ".join(sys.argv[1:]) if name in sys.argv[1:2] else name
+        with elevated(f"manage.py {command_line}", atomic=self.one_transaction):
+            return super().execute(*args, **options)
 
 
 def progress_bar(stream: OutputWrapper, noun: str) -> Callable[[int, int], None]:

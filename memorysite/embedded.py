@@ -37,7 +37,10 @@ logger = logging.getLogger("memorysite.embedded")
 logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs every command's full output at INFO
 
 DATABASE_NAME = "memory"
-POSTGRES_USER = "postgres"
+POSTGRES_USER = "postgres"  # the owner role: migrations and maintenance (DATABASE_MIGRATE_URL)
+# The role the service connects as: no superuser, no BYPASSRLS, owns nothing, so row-level
+# security applies to every query it makes (access/ installs the grants and policies).
+APP_USER = "memory_app"
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
 
@@ -77,9 +80,15 @@ def default_data_dir() -> Path:
     return Path(__file__).resolve().parent.parent / ".data"
 
 
-def database_url(data_dir: Path | None = None, database: str = DATABASE_NAME) -> str:
+def database_url(data_dir: Path | None = None, database: str = DATABASE_NAME, *, user: str = APP_USER) -> str:
+    """The service's URL (the app role); `user=POSTGRES_USER` gives the owner's (see migrate_database_url)."""
     paths = EmbeddedPaths(data_dir or default_data_dir())
-    return f"postgresql://{POSTGRES_USER}@/{database}?host={paths.socket_dir}"
+    return f"postgresql://{user}@/{database}?host={paths.socket_dir}"
+
+
+def migrate_database_url(data_dir: Path | None = None, database: str = DATABASE_NAME) -> str:
+    """The owner role's URL: migrations and maintenance, never the service's requests."""
+    return database_url(data_dir, database, user=POSTGRES_USER)
 
 
 def redis_url(data_dir: Path | None = None) -> str:
@@ -176,6 +185,9 @@ class _Server(abc.ABC):
     @abc.abstractmethod
     def _clear_stale_pid_file(self) -> None: ...
 
+    def ready(self) -> None:  # noqa: B027 (optional hook: Redis needs nothing)
+        """Runs once the server answers, whoever started it: what users of it may rely on."""
+
     # -- shared lifecycle
     def running_pid(self) -> int | None:
         pid = self.pid()
@@ -222,6 +234,7 @@ class _Server(abc.ABC):
                 time.sleep(0.1)
             logger.info("%s: started pid %s", self.name, self.running_pid())
             started = True
+        self.ready()
         self._write_users([*self.users(), os.getpid()])
         return started
 
@@ -267,7 +280,7 @@ class _Postgres(_Server):
 
         try:
             with psycopg.connect(
-                database_url(self.paths.data_dir, "postgres"), connect_timeout=2, autocommit=True
+                migrate_database_url(self.paths.data_dir, "postgres"), connect_timeout=2, autocommit=True
             ) as conn:
                 conn.execute("SELECT 1")
         except psycopg.Error:
@@ -304,7 +317,6 @@ class _Postgres(_Server):
             )
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise EmbeddedServiceError(f"postgres failed to start:\n{self._log_tail()}") from exc
-        self._ensure_database()
 
     def _grant_system_user(self, bin_path: Path) -> None:
         import pwd
@@ -323,13 +335,19 @@ class _Postgres(_Server):
             os.chown(path, entry.pw_uid, entry.pw_gid)
         self.pgdata.chmod(0o700)
 
-    def _ensure_database(self) -> None:
+    def ready(self) -> None:
+        """The database and the app role exist (also on a server an older checkout started)."""
         import psycopg
 
-        with psycopg.connect(database_url(self.paths.data_dir, "postgres"), autocommit=True) as conn:
+        with psycopg.connect(migrate_database_url(self.paths.data_dir, "postgres"), autocommit=True) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]).fetchone()
             if not exists:
                 conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+            role = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_USER]).fetchone()
+            if not role:
+                conn.execute(
+                    f'CREATE ROLE "{APP_USER}" LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOREPLICATION'
+                )
 
     def _log_tail(self) -> str:
         try:
@@ -452,6 +470,7 @@ class EmbeddedServices:
         for server in self.servers:
             if isinstance(server, _Postgres):
                 env["DATABASE_URL"] = database_url(self.paths.data_dir)
+                env["DATABASE_MIGRATE_URL"] = migrate_database_url(self.paths.data_dir)
             else:
                 env["REDIS_URL"] = redis_url(self.paths.data_dir)
         return env

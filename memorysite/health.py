@@ -11,6 +11,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from access.middleware import without_transaction
 from memorysite.redis import client as redis_client
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ def check_redis() -> Check:
     return Check(OK)
 
 
+@without_transaction  # answers 503 with the database down, rather than failing to open a transaction
 @never_cache
 @require_GET
 def healthz(request):

@@ -124,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         services.start()
         env = {**os.environ, **services.environment(), "DJANGO_SETTINGS_MODULE": "memorysite.settings"}
         _manage(env, "migrate", "--noinput")
+        # Refuses to serve when the app role could read past row-level security (access/policies.py).
+        _manage(env, "check", "--database", "default")
         demo_line = _manage(env, "demo_data").strip()
         # Recall's sample workspace (the demo trader's) and global runbooks, kept in the scheduled sync.
         bootstrap = BASE_DIR / "recall" / "bootstrap"

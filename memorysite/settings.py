@@ -10,7 +10,7 @@ With DATABASE_URL / REDIS_URL unset, the embedded servers under .data/ are used
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
-
+from access.pool import reset_scope
 from memorysite import embedded
 from memorysite.env import (
     celery_broker_url,
@@ -38,7 +38,15 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 if not DEBUG and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS: must list the served host names when DEBUG=false")
 
+# The service connects as a role that owns nothing and cannot bypass row-level security;
+# migrations and maintenance use DATABASE_MIGRATE_URL (the tables' owner). Unset, both are the
+# embedded server's (app role `memory_app`, owner `postgres`); with DATABASE_URL set and no
+# DATABASE_MIGRATE_URL, migrations run as DATABASE_URL's role and `manage.py check --database
+# default` then fails (the app role must not own tables).
 DATABASE_URL = env_str("DATABASE_URL") or embedded.database_url(DATA_DIR)
+DATABASE_MIGRATE_URL = env_str("DATABASE_MIGRATE_URL") or (
+    DATABASE_URL if env_str("DATABASE_URL") else embedded.migrate_database_url(DATA_DIR)
+)
 REDIS_URL = validate_redis_url(env_str("REDIS_URL") or embedded.redis_url(DATA_DIR))
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
@@ -87,6 +95,7 @@ INSTALLED_APPS = [
     "signals",
     "research",
     "recall",
+    "access",
 ]
 
 MIDDLEWARE = [
@@ -97,6 +106,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # One transaction per request, scoped to its trader for row-level security (access/).
+    "access.middleware.RequestScopeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -122,10 +133,22 @@ TEMPLATES = [
 ]
 
 _database = parse_database_url(DATABASE_URL)
+# Our backend: PostgreSQL that opens every transaction with the current trader's scope (access/).
+_database["ENGINE"] = "access.backend"
+# Where `migrate` connects (same database; access/management/commands/migrate.py swaps it in).
+DATABASE_MIGRATE = parse_database_url(DATABASE_MIGRATE_URL, name="DATABASE_MIGRATE_URL")
+# The role row-level security confines (access/policies.py grants to it and checks it).
+DATABASE_APP_ROLE = _database["USER"]
+if DATABASE_MIGRATE["NAME"] != _database["NAME"]:
+    raise ImproperlyConfigured("DATABASE_MIGRATE_URL: must name the same database as DATABASE_URL")
 # Django's native psycopg 3 pool; persistent connections (CONN_MAX_AGE) must stay 0 with it.
-_database["OPTIONS"]["pool"] = {"min_size": 1, "max_size": 10, "timeout": 5}
+# `reset` clears any trader scope a connection carries back to the pool (defence in depth: the
+# scope is transaction-local and never set for a session by the service).
+_database["OPTIONS"]["pool"] = {"min_size": 1, "max_size": 10, "timeout": 5, "reset": reset_scope}
 _database["CONN_MAX_AGE"] = 0
-_database["CONN_HEALTH_CHECKS"] = False
+# With the pool, Django's health checks make it test a connection before handing it out, so after
+# a database restart no request gets a dead one (tests/faults/test_postgres_restart.py).
+_database["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -168,8 +191,9 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Runner tokens (`rt_…`, one deployment each) first; other keys fall through to account tokens.
         "ledger.auth.RunnerTokenAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # Both scope the request's transaction to the authenticated trader (row-level security).
+        "access.auth.ScopedTokenAuthentication",
+        "access.auth.ScopedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
@@ -228,7 +252,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Publishing never waits on a dead broker: enqueueing fails at once and the caller falls back
 # (a tick is then materialized inline). Workers keep retrying their own connection.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0}
+# A task of a worker that died whole (not only its pool process) is redelivered after the
+# visibility timeout: 30 minutes rather than Redis' default hour (no task runs that long).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0, "visibility_timeout": 1800}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BEAT_SCHEDULE = {

@@ -251,9 +251,10 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
                 _mark_indexed({row.document_id for row in rows}, stamp)
         if failure is not None:
             logger.error("recall: embedding failed for %d chunks", len(rows), exc_info=failure)
-            Document.objects.filter(pk__in={row.document_id for row in rows}).update(
-                index_error=f"embedding failed: {type(failure).__name__}: {failure}"[:500]
-            )
+            with transaction.atomic():
+                Document.objects.filter(pk__in={row.document_id for row in rows}).update(
+                    index_error=f"embedding failed: {type(failure).__name__}: {failure}"[:500]
+                )
             raise failure
         done += len(rows)
         batches += 1

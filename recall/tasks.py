@@ -4,8 +4,9 @@ write request's path."""
 import logging
 
 from celery import shared_task
-from django.db import OperationalError
+from django.db import OperationalError, transaction
 
+from access import scope
 from memorysite.redis import client
 from recall import services
 from recall.embeddings import background_embedder
@@ -31,7 +32,9 @@ def embed_pending() -> int:
     embedder = background_embedder()
     if embedder is None:
         return 0
-    return services.embed_pending(embedder=embedder)
+    # Pending chunks of every trader (and global playbooks), a committed batch at a time.
+    with scope.elevated("recall.embed_pending: embed every trader's pending chunks", atomic=False):
+        return services.embed_pending(embedder=embedder)
 
 
 @shared_task(name="recall.sync_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
@@ -39,7 +42,8 @@ def sync_situations(deployment_id: int) -> int:
     """Situation rows for the deployment's new trades, outcomes for its closed ones. Clears the
     "queued" mark first, so trades opened or closed while it runs queue the next sync."""
     client().delete(QUEUED_KEY.format(deployment_id=deployment_id))
-    created, attached = services.situations_sync(deployment_id=deployment_id, embedder=background_embedder())
+    with transaction.atomic():  # row-level security scopes transactions: the queuing trader's
+        created, attached = services.situations_sync(deployment_id=deployment_id, embedder=background_embedder())
     return created + attached
 
 
@@ -48,7 +52,18 @@ def scheduled_sync() -> int:
     """Beat (every RECALL_SYNC_INTERVAL_S): re-sync every remembered workspace folder, then embed
     whatever is pending (heals a lost embed message). Returns how many documents changed."""
     changed = 0
-    for folder in SyncedFolder.objects.select_related("owner", "deployment"):
-        changed += services.synced_folder_run(folder=folder).changed
+    with scope.elevated("recall.scheduled_sync: list every remembered folder"):
+        folders = list(SyncedFolder.objects.values_list("pk", "owner_id"))
+    for folder_id, owner_id in folders:
+        # Each folder in its trader's scope (global folders: an audited elevation), one transaction each.
+        folder_scope = (
+            scope.owner_scope(owner_id)
+            if owner_id
+            else scope.elevated(f"recall.scheduled_sync: global folder {folder_id}")
+        )
+        with folder_scope:
+            folder = SyncedFolder.objects.select_related("owner", "deployment").filter(pk=folder_id).first()
+            if folder is not None:
+                changed += services.synced_folder_run(folder=folder).changed
     embed_pending.apply_async(retry=False)
     return changed

@@ -3,6 +3,7 @@
 import datetime as dt
 import logging
 
+from django.db import transaction
 from django.dispatch import receiver
 
 from ledger.signals import trades_closed
@@ -18,7 +19,9 @@ def enqueue_when_due(sender, *, deployment_id: int, count: int, through: dt.date
     from reflection.tasks import run_reflection
 
     try:
-        if services.reflection_due(deployment_id=deployment_id, closed_this_tick=count, through=through):
+        with transaction.atomic():  # its reads in a transaction: row-level security scopes transactions
+            due = services.reflection_due(deployment_id=deployment_id, closed_this_tick=count, through=through)
+        if due:
             run_reflection.apply_async(args=[deployment_id, through.isoformat()], retry=False)
     except Exception:
         logger.warning("reflection trigger for deployment %s not queued", deployment_id, exc_info=True)

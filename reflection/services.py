@@ -90,26 +90,14 @@ def reflection_run(
     rejected (logged as a warning; the prior note stays active). The engine runs outside any
     transaction; the insert and the supersede run in one, under the deployment's row lock.
     """
-    deployment = Deployment.objects.select_related("skill_version").get(pk=deployment_id)
-    through = through or deployment.materialized_through
-    if through is None:
+    with transaction.atomic():  # the reads, in a transaction of their own (row-level security scopes them)
+        prepared = _reflection_input(deployment_id=deployment_id, through=through)
+    if prepared is None:
         return None
-    trades = selectors.reflection_window(deployment=deployment, through=through)
-    if not trades:
-        return None
+    skill_version, trades, inp = prepared
+    avoid_rules = inp.avoid_rules
     window_start = min(trade.entry_tick_at for trade in trades)
     window_end = trades[-1].exit_tick_at
-    if _already_distilled(deployment, window_end):
-        return None
-    skill_version = deployment.skill_version
-    active = selectors.active_note(deployment=deployment)
-    avoid_rules = tuple(skill_version.avoid_rule_list)
-    inp = ReflectionInput(
-        trades=trades,
-        strategy_text=skill_version.strategy_text,
-        avoid_rules=avoid_rules,
-        active_lessons=active.lessons_text if active else None,
-    )
     try:
         result = (engine or default_engine()).reflect(inp)
     except ReflectionFailed as exc:
@@ -143,6 +131,26 @@ def reflection_run(
         )
     logger.info("reflection for deployment %s: note %s (%s trades)", deployment_id, note.content_hash, len(trades))
     return note
+
+
+def _reflection_input(*, deployment_id: int, through: dt.datetime | None):
+    """(skill version, the window's trades, the engine's input), or None when there is nothing to distil."""
+    deployment = Deployment.objects.select_related("skill_version").get(pk=deployment_id)
+    through = through or deployment.materialized_through
+    if through is None:
+        return None
+    trades = selectors.reflection_window(deployment=deployment, through=through)
+    if not trades or _already_distilled(deployment, trades[-1].exit_tick_at):
+        return None
+    skill_version = deployment.skill_version
+    active = selectors.active_note(deployment=deployment)
+    inp = ReflectionInput(
+        trades=trades,
+        strategy_text=skill_version.strategy_text,
+        avoid_rules=tuple(skill_version.avoid_rule_list),
+        active_lessons=active.lessons_text if active else None,
+    )
+    return skill_version, trades, inp
 
 
 def _already_distilled(deployment: Deployment, window_end: dt.datetime) -> bool:

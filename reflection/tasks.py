@@ -7,6 +7,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
+from access import scope
 from ledger.models import Deployment, DeploymentStatus
 from reflection import services
 
@@ -35,13 +36,15 @@ def run_reflection(deployment_id: int, through: str | None = None) -> str | None
 def daily_sweep() -> int:
     """Beat: queue a reflection for every running daily-cadence deployment that is due. Returns how many."""
     now = timezone.now()
-    due = [
-        deployment.pk
-        for deployment in Deployment.objects.filter(
-            status=DeploymentStatus.RUNNING, skill_version__reflection_cadence="daily"
-        ).select_related("skill_version")
-        if services.daily_reflection_due(deployment=deployment, now=now)
-    ]
-    for deployment_id in due:
-        run_reflection.apply_async(args=[deployment_id], retry=False)
+    with scope.elevated("reflection.daily_sweep: find due daily-cadence deployments"):
+        due = [
+            (deployment.pk, deployment.owner_id)
+            for deployment in Deployment.objects.filter(
+                status=DeploymentStatus.RUNNING, skill_version__reflection_cadence="daily"
+            ).select_related("skill_version")
+            if services.daily_reflection_due(deployment=deployment, now=now)
+        ]
+    for deployment_id, owner_id in due:
+        with scope.bound(scope.owner_scope_of(owner_id)):  # the task runs as the deployment's trader
+            run_reflection.apply_async(args=[deployment_id], retry=False)
     return len(due)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
-from rest_framework.authtoken.models import Token
+from django.db import connection
 from rest_framework.test import APIClient
 
+from access import scope
+from access.roles import owner_credentials, swap_credentials
 from memorysite.embedded import EmbeddedServices
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_client
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -20,8 +24,60 @@ def embedded_services():
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(embedded_services, django_db_modify_db_settings_parallel_suffix):
-    """The servers must answer before pytest-django creates the test database."""
+    """The servers must answer before pytest-django creates the test database, which the owner
+    role creates and migrates (as `make run` does); django_db_setup below then hands the
+    connection to the app role."""
     _drop_test_databases_of_dead_runs()
+    APP_CREDENTIALS.update(swap_credentials("default", owner_credentials()))
+
+
+APP_CREDENTIALS: dict = {}
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Tests run as the service does: as the app role, under row-level security."""
+    swap_credentials("default", APP_CREDENTIALS)
+    yield
+    swap_credentials("default", owner_credentials())  # the owner drops the test database
+    with django_db_blocker.unblock(), connection.cursor() as cursor:  # what a live server's pool left
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [connection.settings_dict["NAME"]],
+        )
+    connection.close()
+
+
+@pytest.fixture(autouse=True)
+def test_body_elevated(request):
+    """A test's own set-up and assertions see every trader's rows (an elevation, as staff jobs
+    use); each request it makes through a test client runs in that request's scope, as served,
+    and tasks it queues itself run elevated.
+
+    Transactional tests run their statements outside a transaction, so their connection gets the
+    elevation for its session (the pool's reset clears it when the connection is returned)."""
+    from django.test import TestCase, TransactionTestCase
+
+    marker = request.node.get_closest_marker("django_db")
+    names = set(request.fixturenames)
+    if isinstance(request.instance, TransactionTestCase):  # unittest-style (hypothesis' Django cases)
+        transactional = not isinstance(request.instance, TestCase)
+    elif {"transactional_db", "live_server"} & names or (marker and marker.kwargs.get("transaction")):
+        transactional = True
+        request.getfixturevalue("transactional_db")
+    elif "db" in names or marker is not None:
+        transactional = False
+        request.getfixturevalue("db")
+    else:
+        yield
+        return
+    with scope.bound(scope.Scope(elevated=True, reason="test set-up and assertions")):
+        if transactional:
+            with connection.cursor() as cursor:
+                cursor.execute("SET app.elevated = 'on'")
+        else:
+            scope.apply()
+        yield
 
 
 def _drop_test_databases_of_dead_runs() -> None:
@@ -30,7 +86,7 @@ def _drop_test_databases_of_dead_runs() -> None:
 
     from memorysite.embedded import pid_alive
 
-    database = settings.DATABASES["default"]
+    database = owner_credentials()
     prefix = settings.TEST_DATABASE_PREFIX
     conninfo = {"dbname": "postgres", "user": database["USER"], "password": database["PASSWORD"]}
     conninfo.update({"host": database["HOST"], "port": database["PORT"]})
@@ -52,23 +108,54 @@ def other(db):
     return UserFactory(username="other")
 
 
-def _token_client(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
 @pytest.fixture
 def owner_api(owner) -> APIClient:
-    return _token_client(owner)
+    return token_client(owner)
 
 
 @pytest.fixture
 def other_api(other) -> APIClient:
-    return _token_client(other)
+    return token_client(other)
 
 
 @pytest.fixture
 def anon_api(db) -> APIClient:
     return APIClient()
+
+
+_BOOKKEEPING = ("SELECT set_config('app.owner_id'", "SAVEPOINT ", "RELEASE SAVEPOINT ", "ROLLBACK TO SAVEPOINT ")
+_BOOKKEEPING_EXACT = {"BEGIN", "COMMIT", "ROLLBACK"}
+
+
+def _bookkeeping(query: dict) -> bool:
+    """The request's transaction and its row-level-security scope, not the page's reads."""
+    sql = query["sql"]
+    return sql in _BOOKKEEPING_EXACT or sql.startswith(_BOOKKEEPING)
+
+
+@contextlib.contextmanager
+def _queries_at_most(num: int, *, exact: bool):
+    """pytest-django's query-count assertion, counting reads and writes, not transaction control.
+
+    Every request runs in a transaction scoped for row-level security (access/): in production a
+    BEGIN, one scope statement and a COMMIT; under a test's own transaction, savepoints and the scope
+    set and restored around the request. Those are the same for every request, and differ between
+    the two, so they are not counted here; bench/load.py measures what they cost."""
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as context:
+        yield context
+    queries = [query for query in context.captured_queries if not _bookkeeping(query)]
+    if (len(queries) != num) if exact else (len(queries) > num):
+        listing = "\n".join(query["sql"] for query in queries)
+        pytest.fail(f"Expected {'exactly' if exact else 'at most'} {num} queries, {len(queries)} were done:\n{listing}")
+
+
+@pytest.fixture
+def django_assert_num_queries():
+    return lambda num: _queries_at_most(num, exact=True)
+
+
+@pytest.fixture
+def django_assert_max_num_queries():
+    return lambda num: _queries_at_most(num, exact=False)

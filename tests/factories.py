@@ -42,3 +42,13 @@ class DeploymentFactory(factory.django.DjangoModelFactory):
     skill_version = factory.SubFactory(SkillVersionFactory)
     owner = factory.SelfAttribute("skill_version.owner")
     mode = DeploymentMode.PAPER
+
+
+def token_client(user):
+    """An API client authenticated as served (the user's account token), so requests are scoped to them."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client

@@ -60,6 +60,7 @@ def test_settings_read_every_documented_variable_and_no_other():
     read = settings_variables()
     assert read == {
         "DATABASE_URL",
+        "DATABASE_MIGRATE_URL",
         "REDIS_URL",
         "SECRET_KEY",
         "DEBUG",
@@ -73,11 +74,29 @@ def test_settings_read_every_documented_variable_and_no_other():
         "EMBEDDINGS_CACHE_DIR",
         "RECALL_BACKEND",
     }
-    assert documented - {"POSTGRES_PASSWORD"} == read
+    assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 
 
-def test_it_uses_the_native_psycopg_pool():
+def test_it_uses_the_native_psycopg_pool_through_the_scoping_backend():
+    from django.db import connections
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
     database = settings.DATABASES["default"]
-    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert database["ENGINE"] == "access.backend"
+    assert isinstance(connections["default"], DatabaseWrapper)  # Django's PostgreSQL backend, one hook added
     assert database["OPTIONS"]["pool"]["max_size"] >= 1
+    assert database["OPTIONS"]["pool"]["reset"].__name__ == "reset_scope"
     assert database["CONN_MAX_AGE"] == 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"DATABASE_MIGRATE_URL": "mysql://u@h/memory"}, "DATABASE_MIGRATE_URL: scheme must be postgres://"),
+        ({"DATABASE_MIGRATE_URL": "postgres://u@h/other"}, "DATABASE_MIGRATE_URL: must name the same database"),
+    ],
+)
+def test_a_bad_migrate_url_fails_loudly(overrides, message):
+    result = _manage("check", **{**PRODUCTION, **overrides})
+    assert result.returncode != 0
+    assert message in result.stderr

@@ -9,7 +9,6 @@ import random
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from recall import selectors, services
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus
+from tests.dbroles import owner_connection
 from tests.factories import DeploymentFactory, UserFactory
 
 NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
@@ -272,6 +272,7 @@ def _bulk_chunks(owner, count: int, rng, *, path: str) -> None:
     )
 
 
+@pytest.mark.django_db(transaction=True)  # ANALYZE is the owner's (autovacuum's in production): rows committed
 @pytest.mark.parametrize("exact_scan_max", [10**9, 0], ids=["exact", "hnsw"])
 def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_scan_max):
     """5% of the rows are the owner's: a filtered HNSW scan alone returns too few; both paths give k."""
@@ -279,8 +280,8 @@ def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_s
     crowd = UserFactory()
     _bulk_chunks(crowd, 3800, rng, path="crowd.md")
     _bulk_chunks(owner, 200, rng, path="mine.md")
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE recall_chunks")
+    with owner_connection() as table_owner:
+        table_owner.execute("ANALYZE recall_chunks")
     query = _unit(rng)
     with override_settings(RECALL_EXACT_SCAN_MAX=exact_scan_max):
         outcome = search(owner, "anything", backend="vector", k=10, query_embedding=query, embedder=None)

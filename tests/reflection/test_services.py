@@ -11,6 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
+from access import scope
 from ledger.models import TradeHistory
 from reflection import selectors, services
 from reflection.core import LESSONS_MAX_CHARS, ReflectionResult
@@ -154,7 +155,8 @@ def test_two_concurrent_runs_for_the_same_window_leave_exactly_one_new_note(owne
 
     def worker():
         try:
-            results.append(services.reflection_run(deployment_id=deployment.pk, engine=RacingEngine()))
+            with scope.bound(scope.owner_scope_of(owner)):  # as the task runs it: in the trader's scope
+                results.append(services.reflection_run(deployment_id=deployment.pk, engine=RacingEngine()))
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:

@@ -1,6 +1,6 @@
 """manage.py import_bars: load OHLCV bars from a CSV file (idempotent upsert)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from chatmemory.management.importing import (
     RowInvalid,
@@ -12,13 +12,13 @@ from chatmemory.management.importing import (
     upsert,
 )
 from chatmemory.models import Bar, Timeframe
-from memorysite.commands import progress_bar
+from memorysite.commands import MaintenanceCommand, progress_bar
 
 KEY = ("symbol", "timeframe", "ts")
 PRICES = ("open", "high", "low", "close")
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = (
         "Load OHLCV bars from a CSV file with the header symbol,timeframe,ts,open,high,low,close,volume "
         "(column order free). symbol and timeframe may be left out when given with --symbol / --timeframe; "

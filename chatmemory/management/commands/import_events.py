@@ -2,8 +2,6 @@
 
 import re
 
-from django.core.management.base import BaseCommand
-
 from chatmemory.management.importing import (
     RowInvalid,
     parse_choice,
@@ -15,7 +13,7 @@ from chatmemory.management.importing import (
     upsert,
 )
 from chatmemory.models import EventKind, MarketEvent
-from memorysite.commands import progress_bar
+from memorysite.commands import MaintenanceCommand, progress_bar
 
 KEY = ("kind", "title", "scheduled_at")
 VALUES = ("symbols", "importance")
@@ -23,7 +21,7 @@ TITLE_MAX_CHARS = MarketEvent._meta.get_field("title").max_length
 SEPARATORS = re.compile(r"[;|]")
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = (
         "Load market events from a CSV file with the header kind,title,symbols,scheduled_at,importance "
         f"(column order free). kind is one of {', '.join(EventKind.values)}; symbols are tickers separated by ';' "

@@ -1,11 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from ledger import services
 from ledger.models import Deployment
-from memorysite.commands import progress_bar
+from memorysite.commands import MaintenanceCommand, progress_bar
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = "Rebuild a deployment's trade_history from its stored decision snapshots (safe to run again)."
 
     def add_arguments(self, parser):

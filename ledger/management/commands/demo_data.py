@@ -7,11 +7,11 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from ledger import services
 from ledger.models import Deployment, DeploymentMode, Skill
+from memorysite.commands import MaintenanceCommand
 
 DEMO_USERNAME = "demo"
 DEMO_TICKS = 288  # one day of 5-minute ticks
@@ -23,7 +23,7 @@ DEMO_STRATEGY = (
 DEMO_AVOID = "Never hold more than two positions at once.\nNever add to a losing position."
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = "Create the demo trader (username/password printed), a demo skill and a demo deployment."
 
     def add_arguments(self, parser):

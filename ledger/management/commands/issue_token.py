@@ -1,9 +1,11 @@
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from rest_framework.authtoken.models import Token
 
+from memorysite.commands import MaintenanceCommand
 
-class Command(BaseCommand):
+
+class Command(MaintenanceCommand):
     help = "Print the API token of USERNAME (creating it if needed); --rotate replaces the old one."
 
     def add_arguments(self, parser):

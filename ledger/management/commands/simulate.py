@@ -15,11 +15,12 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from ledger.models import Deployment
+from memorysite.commands import MaintenanceCommand
 
 STEP = dt.timedelta(minutes=5)
 BARS = 100
@@ -101,7 +102,7 @@ class Agent:
             self.positions.pop(symbol, None)
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = "Drive a deployment through the real tick API with a synthetic market and a scripted agent."
 
     def add_arguments(self, parser):

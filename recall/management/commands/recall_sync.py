@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from ledger.models import Deployment
-from memorysite.commands import progress_bar, user_named
+from memorysite.commands import MaintenanceCommand, progress_bar, user_named
 from recall import services
 from recall.models import DocumentSource, SyncedFolder
 
@@ -37,7 +37,7 @@ def add_folder_arguments(parser) -> None:
     parser.add_argument("--prefix", default="", help="path prefix inside the index, e.g. agents/btc_5m")
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = (
         "Index the markdown and text files of a workspace folder: each file is the document at its relative path; "
         "unchanged files change nothing, changed files re-embed only their changed chunks, files deleted from the "

@@ -2,8 +2,9 @@
 
 import time
 
-from django.core.management.base import BaseCommand
+from django.db import transaction
 
+from memorysite.commands import MaintenanceCommand
 from recall import services
 from recall.management.commands.recall_sync import add_folder_arguments, folder_target
 from recall.models import SyncedFolder
@@ -21,7 +22,8 @@ def folder_signature(root) -> tuple:
     return tuple(signature)
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
+    one_transaction = False  # runs until stopped: one transaction per sync
     help = (
         "Watch a workspace folder and re-index it whenever a markdown or text file is added, changed or removed "
         "(polls every --interval seconds; Ctrl-C stops). Same options as recall_sync."
@@ -33,17 +35,21 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true", help="sync once, then exit (for scripts and tests)")
 
     def handle(self, *args, directory, user=None, global_=False, deployment=None, source, prefix, **options):
-        owner, target, root = folder_target(directory=directory, user=user, deployment_id=deployment, global_=global_)
-        folder, _ = SyncedFolder.objects.get_or_create(
-            owner=owner, deployment=target, root=str(root), defaults={"source": source, "prefix": prefix}
-        )
+        with transaction.atomic():
+            owner, target, root = folder_target(
+                directory=directory, user=user, deployment_id=deployment, global_=global_
+            )
+            folder, _ = SyncedFolder.objects.get_or_create(
+                owner=owner, deployment=target, root=str(root), defaults={"source": source, "prefix": prefix}
+            )
         self.stdout.write(f"watching {root} (Ctrl-C stops)")
         last = None
         try:
             while True:
                 signature = folder_signature(root)
                 if signature != last:
-                    result = services.synced_folder_run(folder=folder)
+                    with transaction.atomic():
+                        result = services.synced_folder_run(folder=folder)
                     self.stdout.write(
                         f"synced: {result.scanned} files, {result.changed} changed, {result.removed} removed"
                     )

@@ -2,13 +2,13 @@
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from memorysite.commands import progress_bar, user_named
+from memorysite.commands import MaintenanceCommand, progress_bar, user_named
 from research.yaml_io import ResearchFilesInvalid, export_research
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = (
         "Write a trader's research memory to DIR (created if missing) in the layout import_research reads: "
         "experiments/<id>.yaml, hypotheses.yaml and capability_requests.yaml, ids in natural order and keys in "

@@ -2,13 +2,13 @@
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from memorysite.commands import progress_bar, user_named
+from memorysite.commands import MaintenanceCommand, progress_bar, user_named
 from research.yaml_io import ResearchFilesInvalid, import_research
 
 
-class Command(BaseCommand):
+class Command(MaintenanceCommand):
     help = (
         "Load a trader's research memory from DIR: experiments/<id>.yaml (one `experiment:` record each), "
         "hypotheses.yaml (`hypotheses:`) and capability_requests.yaml (`requests:`), the layout "

@@ -1,0 +1,186 @@
+"""Row-level security: which tables are owned, their policies and grants, and the check.
+
+Installed by `migrate` (post_migrate, as the owner role) on every run, so a new owned table is
+covered by the migration that creates it; the system check `access.E00x` fails when the app role
+could read past them. Every table of our apps is exactly one of:
+- owned: it has `owner` (a user) — rows of the scope's trader; rows with no owner (staff
+  playbooks in recall) are readable by every trader, writable only when elevated;
+- a child: no owner, a required foreign key to an owned table — rows whose parent is visible;
+- shared: listed in SHARED_MODELS (market data every trader reads; the elevation audit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.apps import apps
+from django.conf import settings
+from django.db import connections, transaction
+
+OUR_APPS = ("ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
+# Tables with no trader: market data and the append-only audit of elevations.
+SHARED_MODELS = frozenset({"chatmemory.MarketEvent", "chatmemory.Bar", "access.Elevation"})
+# Owned tables whose rows without an owner (staff playbooks and runbooks) every trader may read.
+GLOBAL_READABLE = frozenset({"recall.Document", "recall.Chunk"})
+POLICY_PREFIX = "memory_"
+CURRENT_OWNER = "NULLIF(current_setting('app.owner_id', true), '')::bigint"
+ELEVATED = "current_setting('app.elevated', true) = 'on'"
+# A runner token is found by its key's hash before its trader is known (ledger/auth.py).
+RUNNER_KEY_POLICY = (
+    "runner_tokens",
+    "memory_runner_key",
+    "FOR SELECT USING (key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
+)
+
+
+@dataclass(frozen=True)
+class OwnedTable:
+    table: str
+    condition: str  # the row is the scope's
+    global_rows: bool = False  # rows with a null owner are everyone's to read
+
+    def statements(self) -> list[str]:
+        table = _quote(self.table)
+        visible = f"({self.condition}) OR {ELEVATED}"
+        sql = [
+            f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+            f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
+            f"CREATE POLICY {POLICY_PREFIX}owner ON {table} USING ({visible}) WITH CHECK ({visible})",
+        ]
+        if self.global_rows:
+            sql.append(f"CREATE POLICY {POLICY_PREFIX}global_read ON {table} FOR SELECT USING (owner_id IS NULL)")
+        return sql
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _label(model) -> str:
+    return f"{model._meta.app_label}.{model.__name__}"
+
+
+def our_models() -> list:
+    return [
+        model
+        for model in apps.get_models()
+        if model._meta.app_label in OUR_APPS and model._meta.managed and not model._meta.proxy
+    ]
+
+
+def _owner_field(model):
+    for field in model._meta.concrete_fields:
+        if (
+            field.name == "owner"
+            and field.is_relation
+            and field.related_model is apps.get_model(settings.AUTH_USER_MODEL)
+        ):
+            return field
+    return None
+
+
+def classify() -> tuple[list[OwnedTable], list[str]]:
+    """(the owned and child tables, labels of models that are none of owned/child/shared)."""
+    owned_models = {model for model in our_models() if _owner_field(model) is not None}
+    tables, unclassified = [], []
+    for model in our_models():
+        field = _owner_field(model)
+        if field is not None:
+            condition = f"{_quote(field.column)} = {CURRENT_OWNER}"
+            global_rows = field.null and _label(model) in GLOBAL_READABLE
+            tables.append(OwnedTable(model._meta.db_table, condition, global_rows=global_rows))
+            continue
+        if _label(model) in SHARED_MODELS:
+            continue
+        parents = [
+            f
+            for f in model._meta.concrete_fields
+            if f.is_relation and f.many_to_one and not f.null and f.related_model in owned_models
+        ]
+        if not parents:
+            unclassified.append(_label(model))
+            continue
+        condition = " AND ".join(_parent_visible(f) for f in parents)
+        tables.append(OwnedTable(model._meta.db_table, condition))
+    return tables, unclassified
+
+
+def _parent_visible(field) -> str:
+    """The row's parent is visible (the parent table's own policy decides)."""
+    parent, key = _quote(field.related_model._meta.db_table), _quote(field.target_field.column)
+    return f"{_quote(field.column)} IN (SELECT {key} FROM {parent})"  # noqa: S608 (quoted identifiers)
+
+
+def app_role() -> str:
+    return settings.DATABASE_APP_ROLE
+
+
+def install(using: str = "default") -> None:
+    """Grants for the app role, then every owned table's policies, from scratch, in one transaction."""
+    tables, unclassified = classify()
+    if unclassified:
+        raise RuntimeError(f"tables neither owned, child nor shared (see access/policies.py): {unclassified}")
+    role = app_role()
+    with transaction.atomic(using=using), connections[using].cursor() as cursor:
+        cursor.execute("SELECT current_user")
+        if role and role != cursor.fetchone()[0]:
+            grantee = _quote(role)
+            cursor.execute(f"GRANT USAGE ON SCHEMA public TO {grantee}")
+            cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {grantee}")
+            cursor.execute(f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {grantee}")
+            # The audit trail is append-only; the migration history is the owner's.
+            cursor.execute(f"REVOKE UPDATE, DELETE, TRUNCATE ON access_elevations FROM {grantee}")
+            cursor.execute(f"REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON django_migrations FROM {grantee}")
+        cursor.execute(
+            "SELECT schemaname, tablename, policyname FROM pg_policies WHERE schemaname = 'public' "
+            "AND policyname LIKE %s",
+            [POLICY_PREFIX + "%"],
+        )
+        for schema, table, policy in cursor.fetchall():
+            cursor.execute(f"DROP POLICY {_quote(policy)} ON {_quote(schema)}.{_quote(table)}")
+        for owned in tables:
+            for statement in owned.statements():
+                cursor.execute(statement)
+        table, name, clause = RUNNER_KEY_POLICY
+        cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
+
+
+def install_after_migrate(sender, using="default", **kwargs) -> None:
+    install(using)
+
+
+def problems(using: str = "default") -> list[str]:
+    """What lets the app role past row-level security, in words (empty: nothing)."""
+    tables, unclassified = classify()
+    found = [f"{label}: a table of ours that is neither owned, child nor shared" for label in unclassified]
+    role = app_role()
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = %s", [role])
+        row = cursor.fetchone()
+        if row is None:
+            return [*found, f"the app role {role!r} (DATABASE_URL's user) does not exist"]
+        if row[0]:
+            found.append(f"the app role {role!r} is a superuser")
+        if row[1]:
+            found.append(f"the app role {role!r} has BYPASSRLS")
+        cursor.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm') AND pg_get_userbyid(c.relowner) = %s",
+            [role],
+        )
+        found += [f"the app role {role!r} owns table {name}" for (name,) in cursor.fetchall()]
+        cursor.execute(
+            "SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity, "
+            "EXISTS (SELECT 1 FROM pg_policies p WHERE p.schemaname = 'public' AND p.tablename = c.relname "
+            "AND p.policyname = %s) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relname = ANY(%s)",
+            [POLICY_PREFIX + "owner", [owned.table for owned in tables]],
+        )
+        for name, enabled, forced, has_policy in cursor.fetchall():
+            if not enabled:
+                found.append(f"owned table {name} does not have row-level security enabled")
+            if not forced:
+                found.append(f"owned table {name} does not force row-level security")
+            if not has_policy:
+                found.append(f"owned table {name} has no {POLICY_PREFIX}owner policy")
+    return found

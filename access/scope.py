@@ -1,0 +1,141 @@
+"""Whose rows the current code may touch: the scope row-level security reads.
+
+PostgreSQL policies (access/policies.py) compare each owned row with three transaction-local
+settings — `app.owner_id` (the trader), `app.elevated` (`on`: an audited cross-trader job or staff
+in admin) and `app.runner_key` (the sha256 of a runner token being authenticated). With none set, a
+policy matches no row: forgetting the scope fails closed.
+
+The scope lives in a context variable. Our database backend (access/backend) writes it into every
+transaction it begins, and `entered()` rewrites it into the open transaction when it changes inside
+one, so a request's transaction follows its authentication. Nothing is ever set for a session: a
+pooled connection cannot carry a trader from one request to the next.
+
+Entry points:
+- requests: access.middleware (one transaction per request) and access.auth (after authentication);
+- Celery tasks: access.celery (the publisher's trader travels in a message header);
+- code that must see across traders: `elevated(reason)`, which writes an audit row first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+
+
+@dataclass(frozen=True)
+class Scope:
+    owner_id: int | None = None
+    elevated: bool = False
+    runner_key: str = ""
+    reason: str = ""  # why it is elevated (the audit row's reason), carried to tasks it queues
+
+    def values(self) -> list[str]:
+        return [str(self.owner_id or ""), "on" if self.elevated else "", self.runner_key]
+
+
+NONE = Scope()
+_current: ContextVar[Scope] = ContextVar("access_scope", default=NONE)
+
+APPLY_SQL = (
+    "SELECT set_config('app.owner_id', %s, true), set_config('app.elevated', %s, true), "
+    "set_config('app.runner_key', %s, true)"
+)
+
+
+def current() -> Scope:
+    return _current.get()
+
+
+def owner_scope_of(owner) -> Scope:
+    """The scope of one trader (a user or a user id)."""
+    owner_id = getattr(owner, "pk", owner)
+    if not isinstance(owner_id, int) or owner_id <= 0:
+        raise ValueError(f"owner: must be a saved user or a positive user id, got {owner!r}")
+    return Scope(owner_id=owner_id)
+
+
+def apply_to_cursor(cursor, scope: Scope) -> None:
+    cursor.execute(APPLY_SQL, scope.values())
+
+
+def apply(using: str = DEFAULT_DB_ALIAS) -> None:
+    """Write the current scope into the connection's open transaction (a no-op outside one: the
+    backend writes it when the next transaction begins)."""
+    connection = connections[using]
+    if connection.connection is None or not connection.in_atomic_block:
+        return
+    if connection.needs_rollback:
+        return  # an aborted transaction runs nothing; its rollback discards the settings anyway
+    try:
+        with connection.cursor() as cursor:
+            apply_to_cursor(cursor, _current.get())
+    except DatabaseError:
+        if not connection.needs_rollback and not _in_failed_transaction(connection):
+            raise
+
+
+def _in_failed_transaction(connection) -> bool:
+    from psycopg.pq import TransactionStatus
+
+    raw = connection.connection
+    return raw is not None and raw.info.transaction_status == TransactionStatus.INERROR
+
+
+def switch(scope: Scope, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Replace the scope for the rest of the enclosing `entered()` block (used after authentication)."""
+    _current.set(scope)
+    apply(using)
+
+
+@contextlib.contextmanager
+def bound(scope: Scope):
+    """The scope of every transaction begun in the block (no transaction of its own: for tasks,
+    whose transactions are their own business)."""
+    token = _current.set(scope)
+    try:
+        yield scope
+    finally:
+        _current.reset(token)
+
+
+@contextlib.contextmanager
+def entered(scope: Scope, using: str = DEFAULT_DB_ALIAS):
+    """Run the block under `scope`, inside a transaction; the previous scope is back afterwards
+    (also in a transaction that is still open, e.g. a test's)."""
+    token = _current.set(scope)
+    try:
+        nested = connections[using].in_atomic_block
+        with transaction.atomic(using=using):
+            if nested:
+                apply(using)  # the backend only writes it when an outermost transaction begins
+            yield scope
+    finally:
+        _current.reset(token)
+        apply(using)
+
+
+def owner_scope(owner, using: str = DEFAULT_DB_ALIAS):
+    """`with owner_scope(user):` — one trader's rows, in a transaction (for tasks and commands)."""
+    return entered(owner_scope_of(owner), using)
+
+
+@contextlib.contextmanager
+def elevated(reason: str, *, actor: str = "", atomic: bool = True, using: str = DEFAULT_DB_ALIAS):
+    """Every trader's rows, for staff in admin and service jobs: audited before anything is read.
+
+    The audit row is written in the transaction the block runs in, or committed on its own first
+    when there is none, so a failing job still leaves its trace. `atomic=False` opens no
+    transaction: each one the block begins is elevated (for jobs that commit as they go)."""
+    from access.models import Elevation
+
+    reason = reason.strip()
+    if not reason:
+        raise ValueError("reason: an elevation must say why")
+    Elevation.objects.using(using).create(reason=reason[:500], actor=actor[:150], pid=os.getpid())
+    elevation = Scope(elevated=True, reason=reason[:500])
+    with entered(elevation, using) if atomic else bound(elevation):
+        yield

@@ -1,0 +1,277 @@
+"""Row-level security (issue 9): every owned table shows the app role one trader's rows, fails
+closed without a scope, and refuses writes of another trader's rows; elevations are audited; the
+system check catches a role or table that would let queries past; pooled connections carry nothing
+from one request to the next."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import psycopg
+import pytest
+import requests
+from django.conf import settings
+from django.db import ProgrammingError, connection, transaction
+
+from access import policies, scope
+from access.models import Elevation
+from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
+from recall import services as recall_services
+from recall.models import Document
+from tests.dbroles import owner_connection
+from tests.factories import DeploymentFactory, UserFactory, token_client
+from tests.workers import database_url_of_test_db
+
+T0 = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
+OWNED_TABLES, _ = policies.classify()
+
+
+def _tick(minutes: int, size: float) -> dict:
+    at = (T0 + dt.timedelta(minutes=minutes)).isoformat()
+    positions = [{"symbol": "BTC", "side": "long", "size": size, "mark_price": 65000 + minutes}] if size else []
+    return {"tick_at": at, "equity_usd": 10_000, "positions": positions}
+
+
+def _workload(user) -> None:
+    """One trader's memory, written through the API (each request under that trader's scope)."""
+    api = token_client(user)
+    skill = api.post("/api/v1/skills/", {"name": "Trend", "strategy_text": "Follow it."}, format="json").json()
+    deployment = api.post("/api/v1/deployments/", {"skill_id": skill["id"], "mode": "sim"}, format="json").json()
+    base = f"/api/v1/deployments/{deployment['id']}"
+    for minutes, size in [(0, 0.01), (5, 0.02), (10, 0)]:
+        assert api.post(f"{base}/ticks/", _tick(minutes, size), format="json").status_code == 201
+    assert api.get(f"{base}/trades/").status_code == 200  # reads catch materialization up
+    assert api.post(f"{base}/runner-tokens/", {"name": "vps"}, format="json").status_code == 201
+    assert api.post("/api/v1/facts/", {"fact": "Trades the US open."}, format="json").status_code == 201
+    signal = {
+        "agent_name": "micro",
+        "agent_type": "analyst",
+        "condition_id": "0xabc",
+        "question": "BTC above 100k?",
+        "direction": "YES",
+        "fair_probability": 0.6,
+        "confidence": 0.7,
+    }
+    assert api.post("/api/v1/signals/", signal, format="json").status_code == 201
+    document = {"path": "notes/plan.md", "content": "# Plan\n\nBuy breakouts of the range.\n"}
+    assert api.post("/api/v1/recall/documents/", document, format="json").status_code in (200, 201)
+
+
+@pytest.fixture
+def traders(db):
+    alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
+    for user in (alice, bob):
+        _workload(user)
+    with scope.elevated("test: a staff playbook"):
+        recall_services.document_upsert(
+            owner=None, path="playbooks/risk.md", content="# Risk\n\nCut losers.\n", source="playbook"
+        )
+    return alice, bob
+
+
+def _count(sql: str, params=()) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
+
+
+def _owner_column(table: policies.OwnedTable) -> str | None:
+    return table.condition.split(" = ")[0] if " = " in table.condition and " IN " not in table.condition else None
+
+
+def _populated(alice, bob) -> list[policies.OwnedTable]:
+    tables = []
+    for table in OWNED_TABLES:
+        column = _owner_column(table)
+        if column is None:
+            continue
+        query = f'SELECT count(*) FROM "{table.table}" WHERE {column} = %s'  # noqa: S608 (our table names)
+        if _count(query, [alice.pk]) and _count(query, [bob.pk]):
+            tables.append(table)
+    return tables
+
+
+class TestPolicies:
+    def test_the_workload_reaches_most_owned_tables(self, traders):
+        populated = {table.table for table in _populated(*traders)}
+        expected = {"skills", "skill_versions", "deployments", "decision_snapshots", "trade_history"}
+        expected |= {"trade_daily_pnl", "runner_tokens", "user_facts", "markets", "agent_signals"}
+        expected |= {"recall_documents", "recall_chunks"}
+        assert expected <= populated
+
+    def test_every_owned_table_shows_a_trader_only_their_rows(self, traders):
+        alice, bob = traders
+        for table in _populated(alice, bob):
+            column = _owner_column(table)
+            mine = _count(f'SELECT count(*) FROM "{table.table}" WHERE {column} = %s', [alice.pk])  # noqa: S608
+            with scope.owner_scope(alice):
+                # No owner filter: the policy alone decides (a query that forgot .owned_by()).
+                seen = _count(f'SELECT count(*) FROM "{table.table}" WHERE {column} IS NOT NULL')  # noqa: S608
+                theirs = _count(f'SELECT count(*) FROM "{table.table}" WHERE {column} = %s', [bob.pk])  # noqa: S608
+            assert (table.table, seen, theirs) == (table.table, mine, 0)
+
+    def test_without_a_scope_every_owned_table_is_empty_but_for_global_rows(self, traders):
+        with scope.entered(scope.NONE):
+            counts = {table.table: _count(f'SELECT count(*) FROM "{table.table}"') for table in OWNED_TABLES}  # noqa: S608
+            global_rows = {
+                table.table: _count(f'SELECT count(*) FROM "{table.table}" WHERE owner_id IS NULL')  # noqa: S608
+                for table in OWNED_TABLES
+                if table.global_rows
+            }
+        assert {name: count for name, count in counts.items() if name not in global_rows} == dict.fromkeys(
+            set(counts) - set(global_rows), 0
+        )
+        assert global_rows == {"recall_documents": 1, "recall_chunks": 1}  # the staff playbook
+        assert counts["recall_documents"] == 1
+
+    def test_an_orm_query_without_owned_by_returns_the_scoped_traders_rows(self, traders):
+        alice, bob = traders
+        with scope.owner_scope(bob):
+            assert {d.owner_id for d in Deployment.objects.all()} == {bob.pk}
+            assert Skill.objects.filter(owner=alice).count() == 0
+
+    def test_writing_another_traders_row_is_refused_or_touches_nothing(self, traders):
+        alice, bob = traders
+        with scope.owner_scope(alice):
+            assert Skill.objects.filter(owner=bob).update(name="hijacked") == 0
+            assert Skill.objects.filter(owner=bob).delete()[0] == 0
+            with pytest.raises(ProgrammingError, match="row-level security"), transaction.atomic():
+                Skill.objects.create(owner=bob, name="planted")
+        assert not Skill.objects.filter(name__in=["hijacked", "planted"]).exists()
+
+    def test_global_rows_are_readable_by_every_trader_and_writable_by_none(self, traders):
+        alice, _ = traders
+        with scope.owner_scope(alice):
+            paths = set(Document.objects.values_list("path", flat=True))
+            assert "playbooks/risk.md" in paths
+            assert Document.objects.filter(owner__isnull=True).update(content="# Edited") == 0
+            with pytest.raises(ProgrammingError, match="row-level security"), transaction.atomic():
+                Document.objects.create(owner=None, path="playbooks/planted.md", content="x", content_hash="0")
+        assert Document.objects.get(path="playbooks/risk.md").content.startswith("# Risk")
+
+    def test_a_runner_token_is_visible_before_its_trader_only_to_its_key(self, traders):
+        token = RunnerToken.objects.filter(owner=traders[0]).first()
+        with scope.entered(scope.Scope(runner_key=token.key_hash)):
+            assert list(RunnerToken.objects.values_list("pk", flat=True)) == [token.pk]
+        with scope.entered(scope.Scope(runner_key=runner_key_hash("rt_wrong"))):
+            assert not RunnerToken.objects.exists()
+
+    def test_a_child_table_follows_its_parents_owner(self, traders):
+        child = next(table for table in OWNED_TABLES if table.table == "hypothesis_tests")
+        assert "hypotheses" in child.condition and "experiments" in child.condition
+
+
+class TestElevation:
+    def test_it_is_audited_before_anything_is_read(self, db, owner):
+        DeploymentFactory(skill_version__skill__owner=owner)
+        before = Elevation.objects.count()
+        with scope.elevated("test: a cross-trader job", actor="staff1"):
+            assert Deployment.objects.count() == 1
+        entry = Elevation.objects.order_by("-id").first()
+        assert Elevation.objects.count() == before + 1
+        assert (entry.reason, entry.actor) == ("test: a cross-trader job", "staff1")
+
+    def test_it_needs_a_reason(self, db):
+        with pytest.raises(ValueError, match="reason"):
+            scope.elevated("  ").__enter__()
+
+    def test_the_app_role_cannot_rewrite_the_audit_trail(self, db):
+        Elevation.objects.create(reason="x", pid=1)
+        with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
+            Elevation.objects.update(reason="y")
+
+    def test_staff_in_admin_are_elevated_and_audited(self, client, owner, other):
+        DeploymentFactory(skill_version__skill__owner=other)
+        staff = UserFactory(username="curator", is_staff=True, is_superuser=True)
+        client.force_login(staff)
+        response = client.get("/admin/ledger/deployment/")
+        assert response.status_code == 200
+        assert b"1 deployment" in response.content
+        entry = Elevation.objects.order_by("-id").first()
+        assert (entry.actor, entry.reason) == ("curator", "admin GET /admin/ledger/deployment/")
+
+    def test_a_trader_on_their_pages_is_not_elevated(self, client, owner, other):
+        DeploymentFactory(skill_version__skill__owner=other)
+        client.force_login(owner)
+        before = Elevation.objects.count()
+        assert client.get("/").status_code == 200
+        assert Elevation.objects.count() == before
+
+
+class TestSystemCheck:
+    def test_it_passes_on_the_migrated_database(self, db):
+        assert policies.problems() == []
+
+    def test_it_fails_for_a_table_without_forced_rls_or_policy(self, transactional_db):
+        with owner_connection() as owner:
+            owner.execute("ALTER TABLE skills NO FORCE ROW LEVEL SECURITY")
+            owner.execute("DROP POLICY memory_owner ON trade_history")
+            try:
+                found = policies.problems()
+            finally:
+                owner.execute("ALTER TABLE skills FORCE ROW LEVEL SECURITY")
+                policies_sql = next(t for t in OWNED_TABLES if t.table == "trade_history").statements()[2]
+                owner.execute(policies_sql)
+        assert "owned table skills does not force row-level security" in found
+        assert "owned table trade_history has no memory_owner policy" in found
+        assert policies.problems() == []
+
+    def test_it_fails_for_a_role_that_bypasses_rls_or_owns_a_table(self, transactional_db, settings):
+        role = f"rls_probe_{connection.settings_dict['NAME'][-8:]}"
+        with owner_connection() as owner:
+            owner.execute(f'DROP TABLE IF EXISTS "{role}_t"; DROP ROLE IF EXISTS "{role}"')
+            owner.execute(f'CREATE ROLE "{role}" BYPASSRLS; CREATE TABLE "{role}_t" (id int)')
+            owner.execute(f'ALTER TABLE "{role}_t" OWNER TO "{role}"')
+            try:
+                settings.DATABASE_APP_ROLE = role
+                found = policies.problems()
+            finally:
+                owner.execute(f'DROP TABLE "{role}_t"; DROP ROLE "{role}"')
+        assert f"the app role {role!r} has BYPASSRLS" in found
+        assert f"the app role {role!r} owns table {role}_t" in found
+
+    def test_the_service_connects_as_a_role_without_privileges(self, db):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT rolsuper, rolbypassrls, current_user FROM pg_roles WHERE rolname = current_user")
+            assert cursor.fetchone() == (False, False, settings.DATABASE_APP_ROLE)
+
+
+@pytest.mark.urls("tests.access.urls")
+class TestPooledConnections:
+    """A threaded server (pooled connections, each request on a connection borrowed and returned):
+    traders alternate, one request fails mid-way, and nothing of one reaches the next."""
+
+    def test_traders_alternating_never_see_each_other(self, live_server):
+        alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
+        mine = {user.username: DeploymentFactory(skill_version__skill__owner=user).pk for user in (alice, bob)}
+        sessions = {}
+        for user in (alice, bob):
+            from rest_framework.authtoken.models import Token
+
+            session = requests.Session()
+            session.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
+            sessions[user.username] = session
+        url = f"{live_server.url}/api/v1/deployments/"
+        unscoped = f"{live_server.url}/test/deployments-unscoped/"
+        for round_ in range(6):
+            for name, session in sessions.items():
+                listed = {row["id"] for row in session.get(url, timeout=10).json()["results"]}
+                assert listed == {mine[name]}, (round_, name)
+                if round_ % 2:
+                    assert session.get(unscoped, params={"fail": 1}, timeout=10).status_code == 500
+            # An anonymous request after each round: no trader's rows, whoever used the connection before.
+            assert requests.get(unscoped, timeout=10).json() == {"deployments": []}
+        pooled = connection.pool
+        for _ in range(pooled.get_stats().get("pool_size", 1)):
+            with pooled.connection() as raw:
+                settings_now = raw.execute(
+                    "SELECT current_setting('app.owner_id', true), current_setting('app.elevated', true)"
+                ).fetchone()
+                assert all(value in (None, "") for value in settings_now), settings_now
+
+
+def test_a_worker_connection_without_scope_sees_nothing(transactional_db, owner):
+    """A plain session of the app role (what a task that forgot its scope gets)."""
+    DeploymentFactory(skill_version__skill__owner=owner)
+    with psycopg.connect(database_url_of_test_db()) as raw:
+        assert raw.execute("SELECT count(*) FROM deployments").fetchone() == (0,)
