@@ -3,12 +3,12 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from agentcontext.prompt import compose_system_prompt
 from agentcontext.selectors import deployment_memory_context, deployment_system_prompt
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
+from memorysite.api import APIView
 
 
 class ContextSections(serializers.Serializer):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from chatmemory import chat, selectors, services
 from chatmemory.models import FactSource
@@ -22,7 +22,7 @@ from chatmemory.serializers import (
 )
 from chatmemory.tools import TOOLS, ToolInputError, ToolNotFound, ToolObjectNotFound, call_tool, tool_definitions
 from ledger import selectors as ledger_selectors
-from memorysite.api import Page, paginated
+from memorysite.api import APIView, NoInput, Page, paginated
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
@@ -120,6 +120,7 @@ class FactUnarchiveView(APIView):
     @extend_schema(request=None, responses={200: FactOutput, **_ERRORS}, summary="Un-archive a fact", tags=["facts"])
     def post(self, request, fact_id):
         fact = selectors.fact_get(user=request.user, fact_id=fact_id)
+        NoInput(data=request.data).is_valid(raise_exception=True)
         try:
             fact = services.fact_unarchive(fact=fact)
         except DjangoValidationError as exc:
@@ -152,7 +153,7 @@ class ToolListView(APIView):
 
 class ToolCallView(APIView):
     @extend_schema(
-        request=inline_serializer("ToolInput", {}),
+        request=OpenApiTypes.OBJECT,  # the tool's own input object (its JSON schema: GET /api/v1/chat/tools/)
         responses={
             200: OpenApiResponse(description="The tool's JSON result."),
             **_ERRORS,

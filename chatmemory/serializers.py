@@ -41,6 +41,8 @@ class FactArchiveInput(StrictSerializer):
 class FactListQuery(StrictSerializer):
     archived = choice(["false", "true", "all"], required=False, default="false")
     topic = text(max_length=TOPIC_MAX_CHARS, required=False)
+    limit = bounded_int(1, 500, required=False)  # the pagination's (memorysite.api.Page)
+    offset = bounded_int(0, required=False)
 
 
 class ChatMessage(StrictSerializer):

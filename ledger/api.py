@@ -10,7 +10,6 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ledger import selectors, services
 from ledger.serializers import (
@@ -32,7 +31,7 @@ from ledger.serializers import (
     TradeListQuery,
     TradeOutput,
 )
-from memorysite.api import Page, paginated
+from memorysite.api import APIView, Page, paginated
 
 BAD_CREDENTIALS = "unable to log in with these credentials"
 

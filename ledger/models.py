@@ -405,3 +405,31 @@ class RunnerToken(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.key_prefix}…) for deployment #{self.deployment_id}"
+
+
+class IdempotencyKey(OwnedModel):
+    """An `Idempotency-Key` a trader (or their runner) sent on a POST (memorysite/idempotency.py).
+
+    Inserted before the view runs, so two concurrent first uses of one key cannot both run it;
+    `response_status` stays null while the first request is in progress and holds its 2xx answer
+    afterwards (a failed request deletes its row, so the trader may retry with a fixed body). Rows
+    older than 24 hours are ignored and deleted."""
+
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64, help_text="sha256 hex digest of method, path and body.")
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "idempotency_keys"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "key"], name="idempotency_key_unique_per_owner"),
+            models.CheckConstraint(
+                condition=Q(request_hash__regex=r"^[0-9a-f]{64}$"), name="idempotency_key_request_hash_is_sha256_hex"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of user #{self.owner_id}"

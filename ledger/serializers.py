@@ -1,10 +1,12 @@
 """Input and output shapes of the ledger API. Inputs are strict: unknown fields are refused."""
 
 import re
+from decimal import Decimal
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ledger.materializer import PRICE_QUANTUM, USD_QUANTUM, price, usd
 from ledger.models import (
     AVOID_RULES_MAX,
     BARS_WINDOW_MAX,
@@ -136,6 +138,21 @@ class PositionInput(StrictSerializer):
     size = NumberField(greater_than=0, at_most=MAX_SIZE)
     mark_price = NumberField(greater_than=0, at_most=MAX_PRICE)
     leverage = NumberField(greater_than=0, at_most=MAX_LEVERAGE, required=False, allow_null=True)
+
+    def validate(self, attrs):
+        # The ledger stores sizes and prices to 12 decimal places and USD to 8: a position that rounds
+        # to nothing there would fail the trade's constraints at materialization (a 500 on every read).
+        size, mark = Decimal(str(attrs["size"])), Decimal(str(attrs["mark_price"]))  # as ledger.domain reads them
+        errors = {}
+        if price(mark) <= 0:
+            errors["mark_price"] = [f"must be at least {PRICE_QUANTUM:f} (the ledger's precision)"]
+        if price(size) <= 0:
+            errors["size"] = [f"must be at least {PRICE_QUANTUM:f} (the ledger's precision)"]
+        elif not errors and usd(size * mark) <= 0:
+            errors["size"] = [f"size × mark_price must be at least {USD_QUANTUM:f} USD (the ledger's precision)"]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
 
 
 class ProposedActionInput(StrictSerializer):

@@ -16,11 +16,14 @@ from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.http import Http404
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
+from rest_framework.views import APIView as DrfAPIView
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from memorysite.idempotency import IdempotentAutoSchema, IdempotentViewMixin
 
 NOT_FOUND = "Not found."
 UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
@@ -62,6 +65,13 @@ def exception_handler(exc, context):
     return response
 
 
+class APIView(IdempotentViewMixin, DrfAPIView):
+    """The base of every API view: DRF's APIView with `Idempotency-Key` support on POST
+    (memorysite/idempotency.py), documented in the schema."""
+
+    schema = IdempotentAutoSchema()
+
+
 class StrictSerializer(serializers.Serializer):
     """Rejects fields it does not declare (including read-only ones such as ids and owners)."""
 
@@ -81,8 +91,13 @@ _FORBIDDEN_CHARACTERS = (
     {chr(c) for c in range(0x20) if chr(c) not in "\n\t\r"}
     | {chr(0x7F)}
     | {chr(c) for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+    | {"\u061c", "\u200e", "\u200f"}  # the implicit bidirectional marks (ALM, LRM, RLM)
 )
 CONTROL_CHARACTERS = "must not contain control characters or bidirectional overrides"
+
+
+class NoInput(StrictSerializer):
+    """The body of an action that takes no input: empty, or `{}` (any field is a 400 naming it)."""
 
 
 def reject_control_characters(value: str) -> None:
@@ -223,6 +238,19 @@ class AwareDateTimeField(serializers.DateTimeField):
                 raise serializers.ValidationError(self.NAIVE)
             return parsed.astimezone(datetime.UTC)
         self.fail("invalid", format="ISO-8601")
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """A strict serializer's request body says what it enforces: no property beyond those listed."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema
 
 
 class NumberFieldSchema(OpenApiSerializerFieldExtension):

@@ -10,10 +10,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ledger.models import DecisionSnapshot, Deployment
-from memorysite.api import Page, paginated
+from memorysite.api import APIView, Page, paginated
 from recall import selectors, services
 from recall.embeddings import get_embedder
 from recall.models import EditProposal, JournalEntry

@@ -6,9 +6,9 @@ from dataclasses import asdict
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from ledger import selectors as ledger_selectors
+from memorysite.api import APIView
 from reflection import selectors
 from reflection.serializers import DeploymentLessonsOutput, LessonsABOutput, LessonsABQuery
 

@@ -7,9 +7,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from memorysite.api import Page, paginated
+from memorysite.api import APIView, Page, paginated
 from research import selectors, services
 from research.core import context_fingerprint
 from research.serializers import (
@@ -150,8 +149,9 @@ class HypothesisDetailView(APIView):
     )
     def patch(self, request, hypothesis_id: str):
         hypothesis = selectors.hypothesis_get(user=request.user, hypothesis_id=hypothesis_id)
-        data = _valid(HypothesisUpdateInput, request.data)
-        hypothesis = services.hypothesis_set_status(hypothesis=hypothesis, status=data["status"])
+        data = _valid(HypothesisUpdateInput, request.data, partial=True)  # as documented: PATCH fields are optional
+        if "status" in data:
+            hypothesis = services.hypothesis_set_status(hypothesis=hypothesis, status=data["status"])
         return Response(HypothesisOutput(hypothesis).data)
 
 

@@ -6,9 +6,8 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from memorysite.api import Page, paginated
+from memorysite.api import APIView, Page, paginated
 from signals import selectors, services
 from signals.memory import agent_prompt_block, format_memory_context
 from signals.serializers import (

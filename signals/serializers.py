@@ -15,7 +15,11 @@ MAX_AGENTS = 20
 
 class _UnitIntervalField(serializers.DecimalField):
     def validate_precision(self, value):
-        return value  # extra decimals are rounded to the column's precision (quantize), not refused
+        # Extra decimals are rounded to the column's precision (quantize), not refused; a value out
+        # of range is refused here, before quantize (1e30 cannot be quantized to 5 digits: a 500).
+        if not 0 <= value <= 1:
+            self.fail("invalid")
+        return value
 
 
 def _unit_interval(decimal_places: int) -> serializers.DecimalField:
@@ -125,3 +129,5 @@ class MemoryQuery(StrictSerializer):
 
 class EvolutionQuery(StrictSerializer):
     agent = text(max_length=AGENT_NAME_MAX, required=False)
+    limit = bounded_int(1, 500, required=False)  # the pagination's (memorysite.api.Page)
+    offset = bounded_int(0, required=False)

@@ -17,7 +17,8 @@ from hypothesis.extra.django import TestCase as HypothesisTestCase
 from signals import services
 from signals.memory import MAX_SIGNALS, NO_HISTORY_TEXT
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
-from tests.factories import UserFactory
+from tests.dbroles import owner_connection
+from tests.factories import UserFactory, token_client
 from tests.openapi import assert_matches_schema
 from tests.workers import database_url_of_test_db
 
@@ -82,6 +83,8 @@ def test_a_signal_is_stored_with_its_market_and_evolution_events(owner_api, owne
     [
         ({"fair_probability": 1.5}, "fair_probability", "between 0 and 1"),
         ({"fair_probability": -0.01}, "fair_probability", "between 0 and 1"),
+        ({"fair_probability": 1e30}, "fair_probability", "between 0 and 1"),  # too big to quantize: was a 500
+        ({"confidence": -1e30}, "confidence", "between 0 and 1"),
         ({"confidence": "high"}, "confidence", "between 0 and 1"),
         ({"direction": "MAYBE"}, "direction", "must be one of YES, NO, NEUTRAL"),
         ({"key_drivers": [f"driver {n}" for n in range(10_000)]}, "key_drivers", "at most 50 key drivers"),
@@ -197,12 +200,10 @@ def test_rows_failing_validation_are_skipped_not_fatal(owner_api, owner):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_query_timeout_degrades_to_empty_memory_and_is_audited(owner, settings):
-    from rest_framework.test import APIClient
 
     settings.SIGNALS_QUERY_TIMEOUT_MS = 200
     signal, _ = store(owner, 0)
-    api = APIClient()
-    api.force_authenticate(owner)
+    api = token_client(owner)
     locked, release = threading.Event(), threading.Event()
 
     def hold_lock():
@@ -227,15 +228,15 @@ def test_a_query_timeout_degrades_to_empty_memory_and_is_audited(owner, settings
     assert memory(api, signal.market_id)["degraded"] is False  # the next retrieval is fine
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_query_error_degrades_to_empty_memory_without_retry(owner_api, owner):
     signal, _ = store(owner, 0)
-    with connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE agent_signals RENAME TO agent_signals_away")
-    try:
-        body = memory(owner_api, signal.market_id)
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("ALTER TABLE agent_signals_away RENAME TO agent_signals")
+    with owner_connection() as schema_owner:  # the app role may not alter tables
+        schema_owner.execute("ALTER TABLE agent_signals RENAME TO agent_signals_away")
+        try:
+            body = memory(owner_api, signal.market_id)
+        finally:
+            schema_owner.execute("ALTER TABLE agent_signals_away RENAME TO agent_signals")
     assert body["degraded"] is True and body["agents"]["market_microstructure"]["signals"] == []
     audit = MemoryRetrievalAudit.objects.get()
     assert (audit.success, audit.error_type, audit.retry_attempts) == (False, "query", 0)
@@ -311,11 +312,9 @@ class StorageAndContextProperties(HypothesisTestCase):
     def test_property_7_and_11_what_is_posted_is_what_the_agent_reads_back_in_its_prompt(
         self, direction, probability, confidence, drivers, metadata
     ):
-        from rest_framework.test import APIClient
 
         owner = UserFactory()
-        api = APIClient()
-        api.force_authenticate(owner)
+        api = token_client(owner)  # authenticated as served: the request is scoped to its trader
         body = {
             **SIGNAL,
             "direction": direction,
