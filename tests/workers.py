@@ -24,8 +24,27 @@ def database_url_of_test_db() -> str:
 
 
 @contextlib.contextmanager
-def celery_worker(log_path: Path, *, queue: str | None = None, concurrency: int = 1):
-    """A `celery worker` subprocess (prefork when concurrency > 1); stopped on exit, killed if it hangs."""
+def celery_worker(log_path: Path, **options):
+    """A `celery worker` subprocess; stopped on exit, killed if it hangs. Options: see celery_workers."""
+    with celery_workers([log_path], **options) as [process]:
+        yield process
+
+
+@contextlib.contextmanager
+def celery_workers(
+    log_paths: list[Path],
+    *,
+    queue: str | None = None,
+    concurrency: int = 1,
+    pool: str | None = None,
+    extra_env: dict[str, str] | None = None,
+):
+    """One `celery worker` subprocess per log file, started side by side; stopped on exit.
+
+    The pool is solo for one process and prefork for more, unless `pool` says otherwise (a
+    prefork pool of one has a parent that survives its child: what reject_on_worker_lost needs).
+    `extra_env` adds to (or overrides) the workers' environment, e.g. another settings module.
+    """
     queue = queue or settings.CELERY_TASK_DEFAULT_QUEUE
     env = {
         **os.environ,
@@ -33,20 +52,28 @@ def celery_worker(log_path: Path, *, queue: str | None = None, concurrency: int 
         "DATABASE_URL": database_url_of_test_db(),
         "REDIS_URL": settings.REDIS_URL,
         "TEST_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+        **(extra_env or {}),
     }
-    pool = ["--pool", "solo"] if concurrency == 1 else ["--pool", "prefork", "--concurrency", str(concurrency)]
-    with log_path.open("a") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "memorysite", "worker", *pool, "-Q", queue,
-             "--without-mingle", "--without-gossip", "--loglevel", "INFO", "-n", f"test-{time.monotonic_ns()}@%h"],
-            cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    pool = pool or ("solo" if concurrency == 1 else "prefork")
+    pool = ["--pool", "solo"] if pool == "solo" else ["--pool", pool, "--concurrency", str(concurrency)]
+    processes: list[subprocess.Popen] = []
     try:
-        _wait_ready(log_path, process)
-        yield process
+        for log_path in log_paths:
+            with log_path.open("a") as log:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "celery", "-A", "memorysite", "worker", *pool, "-Q", queue,
+                     "--without-mingle", "--without-gossip", "--loglevel", "INFO", "-n", f"test-{time.monotonic_ns()}@%h"],
+                    cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+                )  # fmt: skip
+            processes.append(process)
+        for log_path, process in zip(log_paths, processes, strict=True):
+            _wait_ready(log_path, process)
+        yield processes
     finally:
-        if process.poll() is None:
-            process.terminate()
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
             try:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
