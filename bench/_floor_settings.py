@@ -18,3 +18,6 @@ REDIS_URL = redis_url_with_db(REDIS_URL, int(os.environ.get("BENCH_REDIS_DB", "1
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BENCH_QUEUE") or "bench"
+
+# Pages are served too (bench/load.py): DEBUG=false without collectstatic, so no manifest.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405

@@ -1,0 +1,257 @@
+"""Load: a mixed runner workload for 1,000 deployments across 50 traders, with and without RLS.
+
+    .venv/bin/python bench/load.py [--seconds 40] [--threads 4] [--before REV]
+
+Two gunicorns serve one benchmark database side by side:
+- "rls": this checkout, connected as the app role (row-level security, the request transaction
+  and its scope statement: what ships);
+- "before": the last commit before row-level security (`--before`, default PRE_RLS_REVISION),
+  checked out into a temporary git worktree and connected as the tables' owner — the service as
+  it was.
+Every operation is sent to both, in alternating order, by client threads that each own a slice
+of the deployments (ticks of one deployment stay in order): POST a tick (50%), GET the agent's
+context (35%), GET the trades (5%), GET the trader's home page with a session (10%). Afterwards
+it checks: zero 5xx (any unexpected status fails the run), zero cross-trader rows (every
+deployment list is exactly the trader's; another trader's context is a 404; every snapshot and
+trade row belongs to its deployment's trader), and prints p50/p95 per endpoint and server with
+the rls/before ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._harness import REPO, BenchRun, Client, percentile, print_table, spawn
+
+# The last commit before row-level security (issue 9): the "before" server runs this code.
+PRE_RLS_REVISION = "5ded33d"
+GIT = shutil.which("git") or "git"
+TRADERS = 50
+DEPLOYMENTS_PER_TRADER = 20
+T0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
+OPERATIONS = [("tick", 50), ("context", 35), ("trades", 5), ("page", 10)]
+
+
+def seed() -> dict:
+    """50 traders with tokens and sessions, 20 deployments each (as the owner role, in bulk)."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+    from rest_framework.authtoken.models import Token
+
+    from ledger.models import Deployment, Skill, SkillVersion
+
+    traders = {}
+    for n in range(TRADERS):
+        user = get_user_model().objects.create_user(f"trader{n:02d}", password="x")  # noqa: S106
+        skill = Skill.objects.create(owner=user, name="Trend")
+        version = SkillVersion.objects.create(owner=user, skill=skill, version=1, strategy_text="Follow the trend.")
+        deployments = Deployment.objects.bulk_create(
+            [Deployment(owner=user, skill_version=version, mode="sim") for _ in range(DEPLOYMENTS_PER_TRADER)]
+        )
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        traders[user.pk] = {
+            "token": Token.objects.create(user=user).key,
+            "session": session.session_key,
+            "deployments": [d.pk for d in deployments],
+        }
+    return traders
+
+
+def start_before(run: BenchRun, revision: str, worktree: Path):
+    subprocess.run([GIT, "worktree", "add", "--detach", str(worktree), revision], cwd=REPO, check=True)
+    # The same benchmark settings as the "rls" server (the old tree's may predate what this run needs).
+    shutil.copy(REPO / "bench" / "_floor_settings.py", worktree / "bench" / "_floor_settings.py")
+    env = {**run.env, "DATABASE_URL": run.env["DATABASE_MIGRATE_URL"], "PYTHONPATH": str(worktree)}
+    env.pop("DATABASE_MIGRATE_URL")
+    from bench._harness import free_port
+
+    port = free_port()
+    argv = [
+        sys.executable, "-m", "gunicorn", "memorysite.wsgi", "--chdir", str(worktree),
+        "--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", "4",
+        "--keep-alive", "75", "--timeout", "120", "--log-level", "warning", "--error-logfile", "-",
+    ]  # fmt: skip
+    child = spawn("load-before-gunicorn", argv, env, port=port)
+    run.children.append(child)
+    run._wait_healthy(child)
+    return child
+
+
+class Worker(threading.Thread):
+    def __init__(self, index: int, slice_: list[tuple[int, int]], traders: dict, ports: dict, until: float, seed_: int):
+        super().__init__(daemon=True)
+        self.slice, self.traders, self.ports, self.until = slice_, traders, ports, until
+        self.rng = random.Random(seed_)
+        self.ticks = {deployment: 0 for _, deployment in slice_}
+        self.timings: dict[tuple[str, str], list[float]] = {}
+        self.clients: dict[tuple[str, int], Client] = {}
+        self.error: BaseException | None = None
+        self.index = index
+
+    def client(self, server: str, trader: int, page: bool = False) -> Client:
+        key = (server + ("-page" if page else ""), trader)
+        if key not in self.clients:
+            info = self.traders[trader]
+            client = Client(self.ports[server], None if page else info["token"])
+            if page:
+                client.headers["Cookie"] = f"sessionid={info['session']}"
+                client.headers["Accept"] = "text/html"
+            self.clients[key] = client
+        return self.clients[key]
+
+    def run(self) -> None:
+        try:
+            names = [name for name, weight in OPERATIONS for _ in range(weight)]
+            round_no = 0
+            while time.monotonic() < self.until:
+                trader, deployment = self.rng.choice(self.slice)
+                operation = self.rng.choice(names)
+                order = ("rls", "before") if round_no % 2 else ("before", "rls")
+                round_no += 1
+                for server in order:
+                    self.one(server, operation, trader, deployment)
+        except BaseException as exc:  # reported by the main thread
+            self.error = exc
+        finally:
+            for client in self.clients.values():
+                client.close()
+
+    def one(self, server: str, operation: str, trader: int, deployment: int) -> None:
+        base = f"/api/v1/deployments/{deployment}"
+        if operation == "tick":
+            self.ticks[deployment] += 1
+            at = T0 + dt.timedelta(minutes=self.ticks[deployment])
+            size = [0, 0.01, 0.02][self.ticks[deployment] % 3]
+            body = {
+                "tick_at": at.isoformat(),
+                "equity_usd": 10_000,
+                "positions": [{"symbol": "BTC", "side": "long", "size": size, "mark_price": 65_000}] if size else [],
+            }
+            elapsed, _ = self.client(server, trader).request("POST", f"{base}/ticks/", body, expect=(200, 201))
+        elif operation == "context":
+            elapsed, payload = self.client(server, trader).request("GET", f"{base}/context/")
+            assert "text" in json.loads(payload), payload[:200]
+        elif operation == "trades":
+            elapsed, payload = self.client(server, trader).request("GET", f"{base}/trades/")
+        else:
+            elapsed, _ = self.client(server, trader, page=True).request("GET", "/")
+        self.timings.setdefault((operation, server), []).append(elapsed)
+
+
+def isolation_checks(traders: dict, ports: dict) -> list[str]:
+    """Cross-trader reads through both servers, and ownership of every row written (as the owner)."""
+    from django.db import connection
+
+    failures = []
+    ids = list(traders)
+    for server, port in ports.items():
+        for n, trader in enumerate(ids):
+            client = Client(port, traders[trader]["token"])
+            try:
+                _, payload = client.request("GET", "/api/v1/deployments/?limit=100")
+                listed = {row["id"] for row in json.loads(payload)["results"]}
+                if listed != set(traders[trader]["deployments"]):
+                    failures.append(
+                        f"{server}: trader {trader} lists {sorted(listed - set(traders[trader]['deployments']))}"
+                    )
+                foreign = traders[ids[(n + 1) % len(ids)]]["deployments"][0]
+                client.request("GET", f"/api/v1/deployments/{foreign}/context/", expect=(404,))
+            finally:
+                client.close()
+    with connection.cursor() as cursor:
+        for table in ("decision_snapshots", "trade_history"):
+            cursor.execute(
+                f"SELECT count(*) FROM {table} t JOIN deployments d ON d.id = t.deployment_id "  # noqa: S608
+                "WHERE t.owner_id <> d.owner_id"
+            )
+            (wrong,) = cursor.fetchone()
+            if wrong:
+                failures.append(f"{table}: {wrong} rows owned by another trader than their deployment's")
+    return failures
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=40.0)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--before", default=PRE_RLS_REVISION, help="the commit the 'before' server runs")
+    args = parser.parse_args(argv)
+    worktree = Path(tempfile.mkdtemp(prefix="load-before-")) / "tree"
+    try:
+        with BenchRun("load") as run:
+            started = time.monotonic()
+            traders = seed()
+            print(
+                f"seeded {TRADERS} traders x {DEPLOYMENTS_PER_TRADER} deployments in {time.monotonic() - started:.1f}s"
+            )
+            ports = {"rls": run.start_gunicorn(workers=1, threads=4).port}
+            ports["before"] = start_before(run, args.before, worktree).port
+            pairs = [(trader, d) for trader, info in traders.items() for d in info["deployments"]]
+            slices = [pairs[i :: args.threads] for i in range(args.threads)]
+            until = time.monotonic() + args.seconds
+            workers = [Worker(i, slices[i], traders, ports, until, seed_=i) for i in range(args.threads)]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            errors = [worker.error for worker in workers if worker.error is not None]
+            if errors:
+                raise errors[0]
+            timings: dict[tuple[str, str], list[float]] = {}
+            for worker in workers:
+                for key, values in worker.timings.items():
+                    timings.setdefault(key, []).extend(values)
+            rows = []
+            for operation, _ in OPERATIONS:
+                before, rls = timings.get((operation, "before"), []), timings.get((operation, "rls"), [])
+                if not before or not rls:
+                    continue
+                b50, b95 = percentile(before, 50), percentile(before, 95)
+                r50, r95 = percentile(rls, 50), percentile(rls, 95)
+                rows.append(
+                    [operation, len(rls), f"{b50 * 1000:.2f}", f"{b95 * 1000:.2f}", f"{r50 * 1000:.2f}",
+                     f"{r95 * 1000:.2f}", f"{r50 / b50:.2f}", f"{r95 / b95:.2f}"]
+                )  # fmt: skip
+            total = sum(len(values) for values in timings.values())
+            print(f"\n{total} requests in {args.seconds:.0f}s, {args.threads} threads, all 2xx (else it fails)")
+            print_table(
+                [
+                    "endpoint",
+                    "n each",
+                    "before p50 ms",
+                    "before p95",
+                    "rls p50 ms",
+                    "rls p95",
+                    "p50 ratio",
+                    "p95 ratio",
+                ],
+                rows,
+            )
+            failures = isolation_checks(traders, ports)
+            print(f"\ncross-trader rows or reads: {len(failures)}")
+            for failure in failures:
+                print("  " + failure)
+            return 1 if failures else 0
+    finally:
+        subprocess.run([GIT, "worktree", "remove", "--force", str(worktree)], cwd=REPO, capture_output=True)
+        shutil.rmtree(worktree.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
