@@ -10,6 +10,7 @@ With DATABASE_URL / REDIS_URL unset, the embedded servers under .data/ are used
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+
 from access.pool import reset_scope
 from memorysite import embedded
 from memorysite.env import (
