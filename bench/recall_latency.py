@@ -97,6 +97,7 @@ from bench._harness import (
 GOAL_MS = 15.0
 RECALL_GOAL = 0.9
 K = 10
+APP_ROLE = os.environ.get("BENCH_APP_ROLE", "memory_app")  # the service's role (DATABASE_URL's user)
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
 GENERATOR_VERSION = 1
 N_OWNERS = 200
@@ -746,6 +747,37 @@ def search_call(user, queries: list[str], vectors: dict[str, list[float]], force
     return call
 
 
+def role_search_call(user, queries: list[str], vectors: dict[str, list[float]], role: str):
+    """search() at default settings in a transaction connected as `role` with the trader's scope set,
+    as the service runs it: the app role is under row-level security, the owner (a superuser here)
+    bypasses it. Both labels send the same statements; only the role differs."""
+    from django.db import connection, transaction
+
+    from access import scope
+    from recall import selectors
+
+    counter = itertools.count()
+    trader = scope.owner_scope_of(user)
+
+    def call():
+        query = queries[next(counter) % len(queries)]
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f'SET LOCAL ROLE "{role}"')
+                scope.apply_to_cursor(cursor, trader)
+            return selectors.search(
+                user=user, query=query, k=K, backend="hybrid", now=NOW, query_embedding=vectors[query]
+            )
+
+    return call
+
+
+def _owner_role() -> str:
+    from django.db import connection
+
+    return connection.settings_dict["USER"]
+
+
 def keyword_call(user, query: str):
     from recall import selectors
 
@@ -1223,6 +1255,9 @@ def main(argv=None) -> int:
                     calls[f"{size:,} hnsw"] = search_call(user, list(QUERIES), vectors, 0)
                 elif state.total >= 100_000:
                     calls[f"{size:,} hnsw@1000"] = raw_hnsw_call(user, list(QUERIES), vectors, 1000)
+                # Row-level security's cost: the same search as the app role (RLS) and as the owner (none).
+                calls[f"{size:,} as owner"] = role_search_call(user, list(QUERIES), vectors, _owner_role())
+                calls[f"{size:,} as app (RLS)"] = role_search_call(user, list(QUERIES), vectors, APP_ROLE)
             main_user = state.owners[main_sizes[len(main_sizes) // 2]]
             main_label = f"{main_sizes[len(main_sizes) // 2]:,}"
             calls[f"{main_label} +embed"] = search_call(main_user, list(QUERIES), vectors, None, embedder=embedder)
@@ -1264,6 +1299,11 @@ def main(argv=None) -> int:
                         f"  {size:,}: hnsw / exact  p50 {percentile(hnsw, 50) / percentile(exact, 50):.2f}"
                         f"  p95 {percentile(hnsw, 95) / percentile(exact, 95):.2f}"
                     )
+            for size in state.measured:
+                owner_s, rls_s = results[f"{size:,} as owner"].seconds, results[f"{size:,} as app (RLS)"].seconds
+                p50 = percentile(rls_s, 50) / percentile(owner_s, 50)
+                p95 = percentile(rls_s, 95) / percentile(owner_s, 95)
+                print(f"  {size:,}: RLS / no RLS (default settings)  p50 {p50:.2f}  p95 {p95:.2f}")
             common = results[f"{main_label} kw common"].seconds
             rare = results[f"{main_label} kw rare"].seconds
             print(
