@@ -19,7 +19,8 @@ from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
 from recall import services as recall_services
 from recall.models import Document
 from tests.dbroles import owner_connection
-from tests.factories import DeploymentFactory, UserFactory, token_client
+from tests.factories import DeploymentFactory, UserFactory
+from tests.security.world import make_trader
 from tests.workers import database_url_of_test_db
 
 T0 = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
@@ -28,21 +29,25 @@ OWNED_TABLES, _ = policies.classify()
 
 def _tick(minutes: int, size: float) -> dict:
     at = (T0 + dt.timedelta(minutes=minutes)).isoformat()
-    positions = [{"symbol": "BTC", "side": "long", "size": size, "mark_price": 65000 + minutes}] if size else []
+    positions = [{"symbol": "ETH", "side": "long", "size": size, "mark_price": 3000 + minutes}] if size else []
     return {"tick_at": at, "equity_usd": 10_000, "positions": positions}
 
 
-def _workload(user) -> None:
-    """One trader's memory, written through the API (each request under that trader's scope)."""
-    api = token_client(user)
-    skill = api.post("/api/v1/skills/", {"name": "Trend", "strategy_text": "Follow it."}, format="json").json()
-    deployment = api.post("/api/v1/deployments/", {"skill_id": skill["id"], "mode": "sim"}, format="json").json()
-    base = f"/api/v1/deployments/{deployment['id']}"
-    for minutes, size in [(0, 0.01), (5, 0.02), (10, 0)]:
-        assert api.post(f"{base}/ticks/", _tick(minutes, size), format="json").status_code == 201
+def _workload(username: str):
+    """One trader's memory, written through the API (each request under that trader's scope): what
+    tests/security/world.py makes (skill, deployment, tick, runner token, fact, document, experiment
+    with hypotheses), plus a closed trade, a signal, a journal entry and an edit proposal."""
+    trader = make_trader(username, hypotheses=2)
+    api, base = trader.client, f"/api/v1/deployments/{trader.deployment_id}"
+
+    def post(url, body, statuses=(200, 201)):
+        response = api.post(url, body, format="json")
+        assert response.status_code in statuses, (url, response.content[:300])
+        return response.json()
+
+    for minutes, size in [(5, 0.02), (10, 0)]:
+        post(f"{base}/ticks/", _tick(minutes, size))
     assert api.get(f"{base}/trades/").status_code == 200  # reads catch materialization up
-    assert api.post(f"{base}/runner-tokens/", {"name": "vps"}, format="json").status_code == 201
-    assert api.post("/api/v1/facts/", {"fact": "Trades the US open."}, format="json").status_code == 201
     signal = {
         "agent_name": "micro",
         "agent_type": "analyst",
@@ -52,16 +57,22 @@ def _workload(user) -> None:
         "fair_probability": 0.6,
         "confidence": 0.7,
     }
-    assert api.post("/api/v1/signals/", signal, format="json").status_code == 201
-    document = {"path": "notes/plan.md", "content": "# Plan\n\nBuy breakouts of the range.\n"}
-    assert api.post("/api/v1/recall/documents/", document, format="json").status_code in (200, 201)
+    post("/api/v1/signals/", signal)
+    post("/api/v1/signals/", {**signal, "direction": "NO"})  # an evolution event
+    post("/api/v1/recall/journal/", {"deployment_id": trader.deployment_id, "content": "Held.", "run_id": "r1"})
+    proposal = {
+        "document_id": trader.document_id,
+        "proposed_content": "# Strategy\nSell.\n",
+        "reason": "r",
+        "run_id": "r1",
+    }
+    post("/api/v1/recall/proposals/", proposal)
+    return trader.user
 
 
 @pytest.fixture
 def traders(db):
-    alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
-    for user in (alice, bob):
-        _workload(user)
+    alice, bob = _workload("alice"), _workload("bob")
     with scope.elevated("test: a staff playbook"):
         recall_services.document_upsert(
             owner=None, path="playbooks/risk.md", content="# Risk\n\nCut losers.\n", source="playbook"
@@ -96,8 +107,9 @@ class TestPolicies:
         populated = {table.table for table in _populated(*traders)}
         expected = {"skills", "skill_versions", "deployments", "decision_snapshots", "trade_history"}
         expected |= {"trade_daily_pnl", "runner_tokens", "user_facts", "markets", "agent_signals"}
-        expected |= {"recall_documents", "recall_chunks"}
-        assert expected <= populated
+        expected |= {"signal_evolution_events", "experiments", "hypotheses", "recall_documents", "recall_chunks"}
+        expected |= {"recall_journal_entries", "recall_edit_proposals"}
+        assert expected <= populated, sorted(expected - populated)
 
     def test_every_owned_table_shows_a_trader_only_their_rows(self, traders):
         alice, bob = traders
