@@ -41,8 +41,20 @@ def test_app_services_point_at_the_compose_servers(compose):
     environment = compose["services"]["web"]["environment"]
     database = urlsplit(environment["DATABASE_URL"])
     assert (database.scheme, database.hostname, database.path) == ("postgres", "postgres", "/memory")
+    # The service as memory_app (row-level security applies), migrations as the container's owner.
+    migrate = urlsplit(environment["DATABASE_MIGRATE_URL"])
+    assert (database.username, migrate.username) == ("memory_app", "memory")
+    assert (migrate.hostname, migrate.path) == ("postgres", "/memory")
     redis = urlsplit(environment["REDIS_URL"])
     assert (redis.scheme, redis.hostname) == ("redis", "redis")
+
+
+def test_the_postgres_container_creates_the_app_role_without_privileges(compose):
+    postgres = compose["services"]["postgres"]
+    assert "./deploy/postgres-init:/docker-entrypoint-initdb.d:ro" in postgres["volumes"]
+    script = (BASE_DIR / "deploy/postgres-init/10-app-role.sh").read_text()
+    assert "CREATE ROLE memory_app LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE" in script
+    assert postgres["environment"]["APP_DB_PASSWORD"] == "${APP_DB_PASSWORD:-memory_app}"
 
 
 def test_web_worker_and_beat_run_the_right_processes(compose):
