@@ -1,22 +1,14 @@
 from django.contrib import admin
 
 from access.models import Elevation
+from memorysite.admin import ReadOnlyAdmin
 
 
 @admin.register(Elevation)
-class ElevationAdmin(admin.ModelAdmin):
-    """Read-only: the trail of cross-trader access (admin requests by staff, service jobs)."""
+class ElevationAdmin(ReadOnlyAdmin):
+    """The trail of cross-trader access (admin requests by staff, service jobs, maintenance commands)."""
 
     list_display = ["at", "actor", "reason", "pid"]
     list_filter = ["actor"]
     search_fields = ["reason", "actor"]
     date_hierarchy = "at"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -49,26 +49,26 @@ class TestReplay:
         assert post(owner_api, SKILLS, BODY).status_code == 400  # the name is taken: the view ran again
         assert not IdempotencyKey.objects.exists()
 
-    def test_a_runner_token_replays_a_tick(self, owner_api, owner):
+    @pytest.fixture
+    def runner(self, owner_api, owner):
+        """(a runner token's client, its deployment's ticks URL, a tick)."""
         deployment = DeploymentFactory(skill_version__skill__owner=owner)
         created = owner_api.post(f"/api/v1/deployments/{deployment.pk}/runner-tokens/", {"name": "vps"}, format="json")
-        runner = APIClient()
-        runner.credentials(HTTP_AUTHORIZATION=f"Token {created.json()['key']}")
-        url = f"/api/v1/deployments/{deployment.pk}/ticks/"
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {created.json()['key']}")
         tick = {"tick_at": "2026-06-04T10:00:00Z", "equity_usd": 10_000, "positions": []}
+        return client, f"/api/v1/deployments/{deployment.pk}/ticks/", tick, deployment
+
+    def test_a_runner_token_replays_a_tick(self, runner):
+        runner, url, tick, deployment = runner
         first = post(runner, url, tick, key="tick-2026-06-04T10:00")
         again = post(runner, url, tick, key="tick-2026-06-04T10:00")
         assert (first.status_code, again.status_code) == (201, 201)  # not 200 "duplicate": the view did not run
         assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
         assert DecisionSnapshot.objects.filter(deployment=deployment).count() == 1
 
-    def test_a_revoked_runner_token_cannot_replay(self, owner_api, owner):
-        deployment = DeploymentFactory(skill_version__skill__owner=owner)
-        created = owner_api.post(f"/api/v1/deployments/{deployment.pk}/runner-tokens/", {"name": "vps"}, format="json")
-        runner = APIClient()
-        runner.credentials(HTTP_AUTHORIZATION=f"Token {created.json()['key']}")
-        url = f"/api/v1/deployments/{deployment.pk}/ticks/"
-        tick = {"tick_at": "2026-06-04T10:00:00Z", "equity_usd": 10_000, "positions": []}
+    def test_a_revoked_runner_token_cannot_replay(self, runner):
+        runner, url, tick, _ = runner
         assert post(runner, url, tick, key="t").status_code == 201
         RunnerToken.objects.update(revoked_at=timezone.now())
         assert post(runner, url, tick, key="t").status_code == 401
