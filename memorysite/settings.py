@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "signals",
     "research",
     "recall",
+    "mcpserver",
     "access",
 ]
 
@@ -272,7 +273,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": "INFO"},
-    "loggers": {"pgserver": {"level": "WARNING"}},
+    # The MCP SDK logs every request it serves at INFO (mcpserver/): warnings and errors only.
+    "loggers": {"pgserver": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
 }
 
 if not DEBUG:

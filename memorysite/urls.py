@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agentcontext.api import ContextView
@@ -9,6 +9,7 @@ from chatmemory.urls import api_urlpatterns as chatmemory_api
 from chatmemory.urls import page_urlpatterns as chatmemory_pages
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
+from mcpserver.http import McpView
 from memorysite.health import healthz
 from recall.urls import api_urlpatterns as recall_api
 from recall.urls import page_urlpatterns as recall_pages
@@ -40,4 +41,5 @@ urlpatterns = [
     path("", include(recall_pages)),
     path("", include(research_pages)),
     path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
+    re_path(r"^mcp/?$", McpView.as_view(), name="mcp"),  # MCP clients are configured with or without the slash
 ]
