@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import close_old_connections, connection, transaction
 from django.http import Http404
-from django.utils import timezone
 from rest_framework import exceptions, serializers
 from rest_framework.renderers import JSONRenderer
 
@@ -44,19 +43,15 @@ from ledger.models import Deployment, RunnerToken
 from mcpserver.schemas import operation_description, operation_input_schema
 from memorysite.api import NOT_FOUND, StrictSerializer, bounded_int
 from memorysite.api import exception_handler as rest_exception_handler
-from recall import selectors as recall_selectors
-from recall import services as recall_services
-from recall.api import _deployment as recall_deployment
-from recall.api import _snapshot as recall_snapshot
-from recall.embeddings import get_embedder
-from recall.serializers import SearchInput, SearchOutput
+from recall import api as recall_api
+from recall.serializers import SearchInput
+from research import api as research_api
 from research import services as research_services
 from research.core import context_fingerprint
-from research.serializers import ContextCheckInput, ContextCheckOutput, ExperimentInput, RecordedOutput
+from research.serializers import ContextCheckInput, ContextCheckOutput, ExperimentInput
+from signals import api as signals_api
 from signals import selectors as signal_selectors
-from signals import services as signal_services
-from signals.memory import agent_prompt_block, format_memory_context
-from signals.serializers import MemoryOutput, MemoryQuery
+from signals.serializers import MemoryQuery
 
 logger = logging.getLogger(__name__)
 
@@ -159,27 +154,7 @@ def get_trading_context(principal: Principal, arguments: dict) -> dict:
 
 def recall_search(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/recall/search/ (recall.api.SearchView)."""
-    user = principal.user
-    values = _valid(SearchInput, arguments)
-    deployment = recall_deployment(user, values.get("deployment_id"))
-    snapshot = recall_snapshot(user, values.get("snapshot_id"), deployment)
-    outcome = recall_selectors.search(
-        user=user,
-        query=values["query"],
-        k=values["k"],
-        sources=values.get("sources"),
-        deployment_id=deployment.pk if deployment else None,
-        min_score=values.get("min_score"),
-        per_source_cap=values.get("per_source_cap"),
-        mmr_lambda=values.get("mmr_lambda"),
-        half_life_days=values.get("half_life_days"),
-        now=timezone.now(),
-        embedder=get_embedder(),
-    )
-    citations = outcome.citations()
-    if snapshot is not None:
-        recall_services.citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
-    return SearchOutput({"backend": outcome.backend, "results": citations}).data
+    return recall_api.search_answer(principal.user, _valid(SearchInput, arguments))
 
 
 def check_experiment(principal: Principal, arguments: dict) -> dict:
@@ -195,35 +170,10 @@ def check_experiment(principal: Principal, arguments: dict) -> dict:
 
 def record_experiment(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/research/experiments/ (research.api.ExperimentListView.post)."""
-    data = _valid(ExperimentInput, arguments)
-    try:
-        if "assessment_markdown" in data:
-            assessment = research_services.parsed_assessment(data["assessment_markdown"])
-        elif "assessment" in data:
-            assessment = research_services.assessment_from_fields(data["assessment"])
-        else:
-            assessment = None
-        recorded = research_services.experiment_record(
-            owner=principal.user,
-            experiment_id=data["id"],
-            strategy_name=data["strategy_name"],
-            context=data["context"],
-            results=data["results"],
-            assessment=assessment,
-            timestamp=data.get("timestamp"),
-            source=data.get("source", ""),
-            tests_hypotheses=data["tests_hypotheses"],
-            allow_repeat=data["allow_repeat"],
-            repeat_reason=data.get("repeat_reason", ""),
-        )
-    except research_services.DuplicateExperiment as exc:
-        raise Refused({"detail": str(exc), "duplicates": exc.prior_ids}, 409) from exc
-    except DjangoValidationError as exc:
-        errors = exc.message_dict
-        if errors.get("id") == [research_services.EXPERIMENT_EXISTS]:
-            raise Refused({"detail": f"id: {research_services.EXPERIMENT_EXISTS}"}, 409) from exc
-        raise exceptions.ValidationError(errors) from exc
-    return RecordedOutput(recorded).data
+    answer, status_code = research_api.record_answer(principal.user, _valid(ExperimentInput, arguments))
+    if status_code >= 400:
+        raise Refused(answer, status_code)
+    return answer
 
 
 def get_analyst_memory(principal: Principal, arguments: dict) -> dict:
@@ -233,26 +183,7 @@ def get_analyst_memory(principal: Principal, arguments: dict) -> dict:
     query = dict(arguments)
     market_id = _valid(MarketRef, {"market_id": query.pop("market_id", None)})["market_id"]
     market = signal_selectors.market_get(user=principal.user, market_id=market_id)
-    options = _valid(MemoryQuery, query)
-    outcome = signal_services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
-    now = timezone.now()
-    agents = {}
-    for name, memory in outcome.memories.items():
-        formatted = format_memory_context(
-            memory,
-            now=now,
-            max_length=options["max_length"],
-            include_metadata=options["include_metadata"],
-            date_format=options["date_format"],
-        )
-        agents[name] = {
-            "signals": memory.historical_signals,
-            "text": formatted.text,
-            "prompt": agent_prompt_block(formatted),
-            "signal_count": formatted.signal_count,
-            "truncated": formatted.truncated,
-        }
-    return MemoryOutput({"agents": agents, "degraded": not outcome.success}).data
+    return signals_api.memory_answer(market, _valid(MemoryQuery, query))
 
 
 # -- the chat tools --------------------------------------------------------------------------------

@@ -158,26 +158,30 @@ class SearchView(APIView):
     def post(self, request):
         data = SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
-        values = data.validated_data
-        deployment = _deployment(request.user, values.get("deployment_id"))
-        snapshot = _snapshot(request.user, values.get("snapshot_id"), deployment)
-        outcome = selectors.search(
-            user=request.user,
-            query=values["query"],
-            k=values["k"],
-            sources=values.get("sources"),
-            deployment_id=deployment.pk if deployment else None,
-            min_score=values.get("min_score"),
-            per_source_cap=values.get("per_source_cap"),
-            mmr_lambda=values.get("mmr_lambda"),
-            half_life_days=values.get("half_life_days"),
-            now=timezone.now(),
-            embedder=get_embedder(),
-        )
-        citations = outcome.citations()
-        if snapshot is not None:
-            services.citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
-        return Response(SearchOutput({"backend": outcome.backend, "results": citations}).data)
+        return Response(search_answer(request.user, data.validated_data))
+
+
+def search_answer(user, values: dict) -> dict:
+    """The search endpoint's answer to validated input (also the MCP tool `recall_search`'s)."""
+    deployment = _deployment(user, values.get("deployment_id"))
+    snapshot = _snapshot(user, values.get("snapshot_id"), deployment)
+    outcome = selectors.search(
+        user=user,
+        query=values["query"],
+        k=values["k"],
+        sources=values.get("sources"),
+        deployment_id=deployment.pk if deployment else None,
+        min_score=values.get("min_score"),
+        per_source_cap=values.get("per_source_cap"),
+        mmr_lambda=values.get("mmr_lambda"),
+        half_life_days=values.get("half_life_days"),
+        now=timezone.now(),
+        embedder=get_embedder(),
+    )
+    citations = outcome.citations()
+    if snapshot is not None:
+        services.citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
+    return SearchOutput({"backend": outcome.backend, "results": citations}).data
 
 
 class HealthView(APIView):

@@ -87,35 +87,41 @@ class ExperimentListView(APIView):
         tags=TAGS,
     )
     def post(self, request):
-        data = _valid(ExperimentInput, request.data)
-        try:
-            if "assessment_markdown" in data:
-                assessment = services.parsed_assessment(data["assessment_markdown"])
-            elif "assessment" in data:
-                assessment = services.assessment_from_fields(data["assessment"])
-            else:
-                assessment = None
-            recorded = services.experiment_record(
-                owner=request.user,
-                experiment_id=data["id"],
-                strategy_name=data["strategy_name"],
-                context=data["context"],
-                results=data["results"],
-                assessment=assessment,
-                timestamp=data.get("timestamp"),
-                source=data.get("source", ""),
-                tests_hypotheses=data["tests_hypotheses"],
-                allow_repeat=data["allow_repeat"],
-                repeat_reason=data.get("repeat_reason", ""),
-            )
-        except services.DuplicateExperiment as exc:
-            return Response({"detail": str(exc), "duplicates": exc.prior_ids}, status=status.HTTP_409_CONFLICT)
-        except DjangoValidationError as exc:
-            errors = exc.message_dict
-            if errors.get("id") == [services.EXPERIMENT_EXISTS]:
-                return Response({"detail": f"id: {services.EXPERIMENT_EXISTS}"}, status=status.HTTP_409_CONFLICT)
-            raise ValidationError(errors) from exc
-        return Response(RecordedOutput(recorded).data, status=status.HTTP_201_CREATED)
+        answer, status_code = record_answer(request.user, _valid(ExperimentInput, request.data))
+        return Response(answer, status=status_code)
+
+
+def record_answer(user, data: dict) -> tuple[dict, int]:
+    """(body, status) of recording validated experiment input: 201, or 409 for a duplicate or a taken id;
+    other refusals raise ValidationError (also the MCP tool `record_experiment`'s)."""
+    try:
+        if "assessment_markdown" in data:
+            assessment = services.parsed_assessment(data["assessment_markdown"])
+        elif "assessment" in data:
+            assessment = services.assessment_from_fields(data["assessment"])
+        else:
+            assessment = None
+        recorded = services.experiment_record(
+            owner=user,
+            experiment_id=data["id"],
+            strategy_name=data["strategy_name"],
+            context=data["context"],
+            results=data["results"],
+            assessment=assessment,
+            timestamp=data.get("timestamp"),
+            source=data.get("source", ""),
+            tests_hypotheses=data["tests_hypotheses"],
+            allow_repeat=data["allow_repeat"],
+            repeat_reason=data.get("repeat_reason", ""),
+        )
+    except services.DuplicateExperiment as exc:
+        return {"detail": str(exc), "duplicates": exc.prior_ids}, status.HTTP_409_CONFLICT
+    except DjangoValidationError as exc:
+        errors = exc.message_dict
+        if errors.get("id") == [services.EXPERIMENT_EXISTS]:
+            return {"detail": f"id: {services.EXPERIMENT_EXISTS}"}, status.HTTP_409_CONFLICT
+        raise ValidationError(errors) from exc
+    return RecordedOutput(recorded).data, status.HTTP_201_CREATED
 
 
 class ExperimentDetailView(APIView):

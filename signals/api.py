@@ -66,26 +66,31 @@ class MarketMemoryView(APIView):
         market = selectors.market_get(user=request.user, market_id=market_id)
         query = MemoryQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        options = query.validated_data
-        outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
-        now = timezone.now()
-        agents = {}
-        for name, memory in outcome.memories.items():
-            formatted = format_memory_context(
-                memory,
-                now=now,
-                max_length=options["max_length"],
-                include_metadata=options["include_metadata"],
-                date_format=options["date_format"],
-            )
-            agents[name] = {
-                "signals": memory.historical_signals,
-                "text": formatted.text,
-                "prompt": agent_prompt_block(formatted),
-                "signal_count": formatted.signal_count,
-                "truncated": formatted.truncated,
-            }
-        return Response(MemoryOutput({"agents": agents, "degraded": not outcome.success}).data)
+        return Response(memory_answer(market, query.validated_data))
+
+
+def memory_answer(market, options: dict) -> dict:
+    """The memory endpoint's answer for a market and validated options (also the MCP tool
+    `get_analyst_memory`'s)."""
+    outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
+    now = timezone.now()
+    agents = {}
+    for name, memory in outcome.memories.items():
+        formatted = format_memory_context(
+            memory,
+            now=now,
+            max_length=options["max_length"],
+            include_metadata=options["include_metadata"],
+            date_format=options["date_format"],
+        )
+        agents[name] = {
+            "signals": memory.historical_signals,
+            "text": formatted.text,
+            "prompt": agent_prompt_block(formatted),
+            "signal_count": formatted.signal_count,
+            "truncated": formatted.truncated,
+        }
+    return MemoryOutput({"agents": agents, "degraded": not outcome.success}).data
 
 
 class MarketEvolutionView(APIView):
