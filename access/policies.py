@@ -33,6 +33,37 @@ RUNNER_KEY_POLICY = (
 )
 
 
+# Recall's keyword side over the GIN index. Row-level security keeps a non-LEAKPROOF operator such as
+# `@@` out of index conditions, so under it a large trader's keyword search tests every row. This
+# function runs as the tables' owner (who bypasses RLS when a superuser or BYPASSRLS; otherwise the
+# policies still apply and it is merely no faster), and applies the trader's scope itself: it answers
+# for `p_owner` only when that is the transaction's trader (or the transaction is elevated).
+KEYWORD_FUNCTION = """
+CREATE OR REPLACE FUNCTION recall_keyword_matches(
+    p_query tsquery, p_owner bigint, p_deployment bigint, p_sources text[], p_cap integer
+) RETURNS TABLE(id bigint, rank real)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+    SELECT m.id, ts_rank(m.search_vector, p_query) FROM (
+        SELECT c.id, c.search_vector FROM recall_chunks c
+        WHERE c.search_vector @@ p_query
+          AND (
+              p_owner IS NULL
+              OR p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
+              OR current_setting('app.elevated', true) = 'on'
+          )
+          AND (
+              (c.owner_id = p_owner AND (p_deployment IS NULL OR c.deployment_id IS NULL
+                                         OR c.deployment_id = p_deployment))
+              OR c.owner_id IS NULL
+          )
+          AND (p_sources IS NULL OR c.source = ANY(p_sources))
+        LIMIT p_cap
+    ) AS m
+$$
+"""
+KEYWORD_FUNCTION_SIGNATURE = "recall_keyword_matches(tsquery, bigint, bigint, text[], integer)"
+
+
 @dataclass(frozen=True)
 class OwnedTable:
     table: str
@@ -123,7 +154,8 @@ def install(using: str = "default") -> None:
     role = app_role()
     with transaction.atomic(using=using), connections[using].cursor() as cursor:
         cursor.execute("SELECT current_user")
-        if role and role != cursor.fetchone()[0]:
+        owner = cursor.fetchone()[0]
+        if role and role != owner:
             grantee = _quote(role)
             cursor.execute(f"GRANT USAGE ON SCHEMA public TO {grantee}")
             cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {grantee}")
@@ -143,6 +175,10 @@ def install(using: str = "default") -> None:
                 cursor.execute(statement)
         table, name, clause = RUNNER_KEY_POLICY
         cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
+        cursor.execute(KEYWORD_FUNCTION)
+        cursor.execute(f"REVOKE ALL ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} FROM PUBLIC")
+        if role and role != owner:
+            cursor.execute(f"GRANT EXECUTE ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} TO {_quote(role)}")
 
 
 def install_after_migrate(sender, using="default", **kwargs) -> None:

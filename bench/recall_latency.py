@@ -670,7 +670,7 @@ def statement_kind(sql: str) -> str:
     loading the candidates (_CANDIDATES: the union, each scored on both sides)."""
     if sql.startswith("SET"):
         return "set"
-    if "CROSS JOIN LATERAL" in sql:
+    if "CROSS JOIN LATERAL" in sql or "recall_keyword_matches" in sql:
         return "kw"
     if "chunk_count" in sql or "reltuples" in sql:
         return "count"

@@ -6,7 +6,9 @@ Search runs two owner-scoped candidate queries and fuses them in Python (recall.
   ``ts_rank`` (cheaper than ``ts_rank_cd`` and better on bench/recall_quality.py); at most
   ``FTS_CANDIDATE_CAP`` matching rows are ranked, so a common term cannot make a query rank half the
   table; a trader with at most ``FTS_ROW_SCAN_MAX`` readable chunks has its rows tested one by one,
-  since through the GIN index a common term reads every owner's postings first;
+  since through the GIN index a common term reads every owner's postings first (above it, the GIN
+  path runs in the SECURITY DEFINER function `recall_keyword_matches`, access/policies.py: row-level
+  security would otherwise keep the index from serving `@@`);
 - vector: cosine distance over pgvector. pgvector applies a WHERE filter *after* its HNSW scan, so a
   filtered HNSW query returns too few rows when the trader's rows are a small share of the table.
   When the readable chunk count is at most ``RECALL_EXACT_SCAN_MAX`` the query scans those rows exactly
@@ -200,16 +202,29 @@ _KEYWORD = """
 # Through the GIN index the scan reads every owner's postings of each query term (a common term: the
 # whole table) before it keeps this trader's rows; a trader with few chunks is cheaper to test row by
 # row (OFFSET 0 keeps the planner from pushing @@ into the GIN index). bench/recall_latency.py.
-_GIN_ROWS = "(SELECT c.id, c.search_vector FROM recall_chunks c WHERE {scope})"
 _OWNER_ROWS = "(SELECT c.id, c.search_vector FROM recall_chunks c WHERE {scope} OFFSET 0)"
 
 
+# The GIN path goes through access/policies.py's SECURITY DEFINER function: under row-level security
+# `@@` (not LEAKPROOF) cannot be an index condition, so the plain statement would test every row.
+_KEYWORD_GIN = """
+    SELECT m.id, m.rank FROM recall_keyword_matches({or_tsquery}, %s, %s, %s, %s) AS m
+    ORDER BY m.rank DESC, m.id
+    LIMIT %s
+"""
+
+
 def _keyword_candidates(scope: SearchScope, query: str, limit: int, *, readable: int) -> dict[int, float]:
-    where, params = scope.sql()
-    rows = (_OWNER_ROWS if readable <= FTS_ROW_SCAN_MAX else _GIN_ROWS).format(scope=where)
-    sql = _KEYWORD.format(rows=rows, or_tsquery=OR_TSQUERY)
+    if readable <= FTS_ROW_SCAN_MAX:
+        where, params = scope.sql()
+        sql = _KEYWORD.format(rows=_OWNER_ROWS.format(scope=where), or_tsquery=OR_TSQUERY)
+        params = [query, *params, FTS_CANDIDATE_CAP, limit]
+    else:
+        sources = list(scope.sources) if scope.sources else None
+        sql = _KEYWORD_GIN.format(or_tsquery=OR_TSQUERY)
+        params = [query, scope.owner_id, scope.deployment_id, sources, FTS_CANDIDATE_CAP, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [query, *params, FTS_CANDIDATE_CAP, limit])
+        cursor.execute(sql, params)
         return {row[0]: float(row[1]) for row in cursor.fetchall()}
 
 

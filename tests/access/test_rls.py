@@ -168,6 +168,15 @@ class TestPolicies:
         with scope.entered(scope.Scope(runner_key=runner_key_hash("rt_wrong"))):
             assert not RunnerToken.objects.exists()
 
+    def test_the_keyword_function_answers_only_for_the_transactions_trader(self, traders):
+        alice, bob = traders
+        sql = "SELECT count(*) FROM recall_keyword_matches(to_tsquery('english', 'breakouts'), %s, NULL, NULL, 100)"
+        with scope.owner_scope(alice):
+            mine, theirs = _count(sql, [alice.pk]), _count(sql, [bob.pk])
+        with scope.entered(scope.NONE):
+            unscoped = _count(sql, [alice.pk])
+        assert (mine, theirs, unscoped) == (1, 0, 0)
+
     def test_a_child_table_follows_its_parents_owner(self, traders):
         child = next(table for table in OWNED_TABLES if table.table == "hypothesis_tests")
         assert "hypotheses" in child.condition and "experiments" in child.condition
