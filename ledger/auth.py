@@ -44,8 +44,7 @@ class RunnerTokenAuthentication(BaseAuthentication):
         digest = runner_key_hash(key)
         scope.switch(scope.Scope(runner_key=digest))
         token = RunnerToken.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
-        scope.switch(scope.NONE)
-        if token is None or not token.owner.is_active:
+        if token is None or not token.owner.is_active:  # a 401: the request's transaction is rolled back
             raise exceptions.AuthenticationFailed(INVALID_KEY)
         scope.switch(scope.owner_scope_of(token.owner))
         _touch(token)
