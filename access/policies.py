@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from django.apps import apps
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
+
+from access import scope
 
 OUR_APPS = ("ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
 # Tables with no trader: market data and the append-only audit of elevations.
@@ -25,31 +27,72 @@ GLOBAL_READABLE = frozenset({"recall.Document", "recall.Chunk"})
 POLICY_PREFIX = "memory_"
 CURRENT_OWNER = "NULLIF(current_setting('app.owner_id', true), '')::bigint"
 ELEVATED = "current_setting('app.elevated', true) = 'on'"
+# The settings count only when this process sealed them (access/scope.py). A scalar subquery: the
+# seal is checked once per statement (an InitPlan), not once per row.
+SEALED = "(SELECT public.access_scope_sealed())"
 # A runner token is found by its key's hash before its trader is known (ledger/auth.py).
 RUNNER_KEY_POLICY = (
     "runner_tokens",
     "memory_runner_key",
-    "FOR SELECT USING (key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
+    f"FOR SELECT USING ({SEALED} AND key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
 )
+
+# The seal's key, where only the tables' owner can read it: the app role has no privilege on the
+# table, and the function reading it names it with its schema under a search_path that puts pg_temp
+# last, so a temporary table of the same name cannot stand in for it. HMAC-SHA256 from the built-in
+# sha256(), over the padded key halves stored by install().
+SEAL_KEY_TABLE = "access_scope_key"
+SEAL_KEY_TABLE_SQL = (
+    f"CREATE TABLE IF NOT EXISTS public.{SEAL_KEY_TABLE} "
+    "(id integer PRIMARY KEY CHECK (id = 1), inner_pad bytea NOT NULL, outer_pad bytea NOT NULL)"
+)
+SEAL_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION public.access_scope_sealed() RETURNS boolean
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    seal text := current_setting('app.scope_seal', true);
+    inner_pad bytea;
+    outer_pad bytea;
+BEGIN
+    IF seal IS NULL OR seal = '' THEN
+        RETURN false;
+    END IF;
+    SELECT k.inner_pad, k.outer_pad INTO inner_pad, outer_pad FROM public.{SEAL_KEY_TABLE} k WHERE k.id = 1;
+    RETURN coalesce(encode(sha256(outer_pad || sha256(inner_pad || convert_to(
+        coalesce(current_setting('app.owner_id', true), '') || '{scope.SEAL_SEPARATOR}'
+        || coalesce(current_setting('app.elevated', true), '') || '{scope.SEAL_SEPARATOR}'
+        || coalesce(current_setting('app.runner_key', true), '') || '{scope.SEAL_SEPARATOR}'
+        || pg_backend_pid()::text, 'UTF8'))), 'hex') = seal, false);
+END
+$$
+"""  # noqa: S608 (our own names)
+
+
+def seal_pads(key: bytes) -> tuple[bytes, bytes]:
+    """HMAC's inner and outer padded keys (RFC 2104, SHA-256's 64-byte block)."""
+    block = key.ljust(64, b"\0")
+    return bytes(b ^ 0x36 for b in block), bytes(b ^ 0x5C for b in block)
 
 
 # Recall's keyword side over the GIN index. Row-level security keeps a non-LEAKPROOF operator such as
 # `@@` out of index conditions, so under it a large trader's keyword search tests every row. This
 # function runs as the tables' owner (who bypasses RLS when a superuser or BYPASSRLS; otherwise the
 # policies still apply and it is merely no faster), and applies the trader's scope itself: it answers
-# for `p_owner` only when that is the transaction's trader (or the transaction is elevated).
+# for `p_owner` only when that is the transaction's sealed trader (or the transaction is elevated).
 KEYWORD_FUNCTION = """
 CREATE OR REPLACE FUNCTION recall_keyword_matches(
     p_query tsquery, p_owner bigint, p_deployment bigint, p_sources text[], p_cap integer
 ) RETURNS TABLE(id bigint, rank real)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
     SELECT m.id, ts_rank(m.search_vector, p_query) FROM (
-        SELECT c.id, c.search_vector FROM recall_chunks c
+        SELECT c.id, c.search_vector FROM public.recall_chunks c
         WHERE c.search_vector @@ p_query
           AND (
               p_owner IS NULL
-              OR p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
-              OR current_setting('app.elevated', true) = 'on'
+              OR (public.access_scope_sealed() AND (
+                  p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
+                  OR current_setting('app.elevated', true) = 'on'
+              ))
           )
           AND (
               (c.owner_id = p_owner AND (p_deployment IS NULL OR c.deployment_id IS NULL
@@ -72,7 +115,7 @@ class OwnedTable:
 
     def statements(self) -> list[str]:
         table = _quote(self.table)
-        visible = f"({self.condition}) OR {ELEVATED}"
+        visible = f"{SEALED} AND (({self.condition}) OR {ELEVATED})"
         sql = [
             f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
             f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
@@ -170,6 +213,7 @@ def install(using: str = "default") -> None:
         )
         for schema, table, policy in cursor.fetchall():
             cursor.execute(f"DROP POLICY {_quote(policy)} ON {_quote(schema)}.{_quote(table)}")
+        _install_seal(cursor, role if role and role != owner else "")  # the policies call it
         for owned in tables:
             for statement in owned.statements():
                 cursor.execute(statement)
@@ -179,6 +223,21 @@ def install(using: str = "default") -> None:
         cursor.execute(f"REVOKE ALL ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} FROM PUBLIC")
         if role and role != owner:
             cursor.execute(f"GRANT EXECUTE ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} TO {_quote(role)}")
+
+
+def _install_seal(cursor, app_role_name: str) -> None:
+    """The seal's key (this process's, from SECRET_KEY) and the function the policies call."""
+    cursor.execute(SEAL_KEY_TABLE_SQL)
+    cursor.execute(f"REVOKE ALL ON {SEAL_KEY_TABLE} FROM PUBLIC")
+    if app_role_name:
+        cursor.execute(f"REVOKE ALL ON {SEAL_KEY_TABLE} FROM {_quote(app_role_name)}")
+    inner, outer = seal_pads(scope.seal_key())
+    cursor.execute(
+        f"INSERT INTO {SEAL_KEY_TABLE} (id, inner_pad, outer_pad) VALUES (1, %s, %s) "  # noqa: S608 (our table)
+        "ON CONFLICT (id) DO UPDATE SET inner_pad = EXCLUDED.inner_pad, outer_pad = EXCLUDED.outer_pad",
+        [inner, outer],
+    )
+    cursor.execute(SEAL_FUNCTION)
 
 
 def install_after_migrate(sender, using="default", **kwargs) -> None:
@@ -219,4 +278,27 @@ def problems(using: str = "default") -> list[str]:
                 found.append(f"owned table {name} does not force row-level security")
             if not has_policy:
                 found.append(f"owned table {name} has no {POLICY_PREFIX}owner policy")
-    return found
+        cursor.execute(
+            "SELECT CASE WHEN to_regclass(%s) IS NULL THEN false "
+            "ELSE has_table_privilege(%s, %s, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE') END",
+            [f"public.{SEAL_KEY_TABLE}", role, f"public.{SEAL_KEY_TABLE}"],
+        )
+        if cursor.fetchone()[0]:
+            found.append(f"the app role {role!r} has privileges on {SEAL_KEY_TABLE} (the scope seal's key)")
+    return [*found, *_seal_problems(using)]
+
+
+# Any scope will do: the check is that the database accepts this process's seal.
+_PROBE = scope.Scope(runner_key="system check")
+
+
+def _seal_problems(using: str) -> list[str]:
+    try:
+        with scope.entered(_PROBE, using), connections[using].cursor() as cursor:
+            cursor.execute("SELECT public.access_scope_sealed()")
+            accepted = cursor.fetchone()[0]
+    except DatabaseError as error:
+        return [f"the scope seal cannot be checked ({str(error).strip()}): the policies are not installed"]
+    if not accepted:
+        return ["the database's scope-seal key is not this process's (SECRET_KEY differs from the last migrate's)"]
+    return []

@@ -2,7 +2,7 @@
 settings import this)."""
 
 # The transaction-local settings row-level security reads (access/scope.py sets them).
-SCOPE_SETTINGS = ("app.owner_id", "app.elevated", "app.runner_key")
+SCOPE_SETTINGS = ("app.owner_id", "app.elevated", "app.runner_key", "app.scope_seal")
 
 
 def reset_scope(connection) -> None:

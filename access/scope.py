@@ -5,6 +5,15 @@ settings — `app.owner_id` (the trader), `app.elevated` (`on`: an audited cross
 in admin) and `app.runner_key` (the sha256 of a runner token being authenticated). With none set, a
 policy matches no row: forgetting the scope fails closed.
 
+The app role can set any setting itself (`set_config` is open to every role), so the settings alone
+prove nothing: a fourth, `app.scope_seal`, is an HMAC-SHA256 of the three values and the connection's
+backend pid under a key derived from SECRET_KEY. The policies honour the settings only when a
+SECURITY DEFINER function, reading the key from a table the app role cannot read, finds the seal
+right. Only this process can seal, so a statement on the app role's connection (an SQL injection
+included) cannot widen its scope: not to another trader, not to elevated. The seal names the
+backend, so a seal seen elsewhere is worthless on another connection, and it is sent as a bound
+parameter, so it never appears in the query text other sessions can read in pg_stat_activity.
+
 The scope lives in a context variable. Our database backend (access/backend) writes it into every
 transaction it begins, and `entered()` rewrites it into the open transaction when it changes inside
 one, so a request's transaction follows its authentication. Nothing is ever set for a session: a
@@ -19,10 +28,15 @@ Entry points:
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
+import hmac
 import os
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+import psycopg
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 
 
@@ -42,8 +56,34 @@ _current: ContextVar[Scope] = ContextVar("access_scope", default=NONE)
 
 APPLY_SQL = (
     "SELECT set_config('app.owner_id', %s, true), set_config('app.elevated', %s, true), "
-    "set_config('app.runner_key', %s, true)"
+    "set_config('app.runner_key', %s, true), set_config('app.scope_seal', %s, true)"
 )
+# For the whole session (tests' transactional set-up only: the service never sets a session scope).
+SESSION_SQL = APPLY_SQL.replace(", true)", ", false)")
+# What the seal covers, in the order the database function rebuilds it (access/policies.py).
+SEAL_SEPARATOR = "|"
+_KEY_SALT = b"access.scope.seal"
+
+
+def seal_key() -> bytes:
+    """The HMAC key of the seal: derived from SECRET_KEY (`migrate` stores it where only the tables'
+    owner can read it; a process with another SECRET_KEY seals nothing the database accepts)."""
+    return _derived_key(settings.SECRET_KEY)
+
+
+@functools.lru_cache(maxsize=4)
+def _derived_key(secret: str) -> bytes:
+    return hmac.new(secret.encode(), _KEY_SALT, hashlib.sha256).digest()
+
+
+def seal(scope: Scope, backend_pid: int, key: bytes | None = None) -> str:
+    message = SEAL_SEPARATOR.join([*scope.values(), str(backend_pid)])
+    return hmac.new(key or seal_key(), message.encode(), hashlib.sha256).hexdigest()
+
+
+def sealed_values(scope: Scope, backend_pid: int) -> list[str]:
+    """The parameters of APPLY_SQL: the three settings and their seal for this backend."""
+    return [*scope.values(), seal(scope, backend_pid)]
 
 
 def current() -> Scope:
@@ -58,8 +98,16 @@ def owner_scope_of(owner) -> Scope:
     return Scope(owner_id=owner_id)
 
 
+def apply_to_raw(raw: psycopg.Connection, scope: Scope, *, session: bool = False) -> None:
+    """Write `scope` into the raw connection's open transaction (`session`: for the session), with
+    server-side binding: the values travel as parameters, never in the statement's text."""
+    with psycopg.Cursor(raw) as cursor:
+        cursor.execute(SESSION_SQL if session else APPLY_SQL, sealed_values(scope, raw.info.backend_pid))
+
+
 def apply_to_cursor(cursor, scope: Scope) -> None:
-    cursor.execute(APPLY_SQL, scope.values())
+    """The same through a Django cursor (of a connection that is open)."""
+    apply_to_raw(cursor.db.connection, scope)
 
 
 def apply(using: str = DEFAULT_DB_ALIAS) -> None:
@@ -71,8 +119,8 @@ def apply(using: str = DEFAULT_DB_ALIAS) -> None:
     if connection.needs_rollback:
         return  # an aborted transaction runs nothing; its rollback discards the settings anyway
     try:
-        with connection.cursor() as cursor:
-            apply_to_cursor(cursor, _current.get())
+        with connection.wrap_database_errors:
+            apply_to_raw(connection.connection, _current.get())
     except DatabaseError:
         if not connection.needs_rollback and not _in_failed_transaction(connection):
             raise

@@ -71,10 +71,10 @@ def test_body_elevated(request):
     else:
         yield
         return
-    with scope.bound(scope.Scope(elevated=True, reason="test set-up and assertions")):
+    with scope.bound(scope.Scope(elevated=True, reason="test set-up and assertions")) as elevation:
         if transactional:
-            with connection.cursor() as cursor:
-                cursor.execute("SET app.elevated = 'on'")
+            connection.ensure_connection()
+            scope.apply_to_raw(connection.connection, elevation, session=True)
         else:
             scope.apply()
         yield

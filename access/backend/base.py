@@ -19,4 +19,4 @@ class DatabaseWrapper(base.DatabaseWrapper):
             current = scope.current()
             if current != scope.NONE:
                 with self.wrap_database_errors:
-                    self.connection.execute(scope.APPLY_SQL, current.values())
+                    scope.apply_to_raw(self.connection, current)

@@ -15,6 +15,7 @@ from django.db import ProgrammingError, connection, transaction
 
 from access import policies, scope
 from access.models import Elevation
+from access.pool import SCOPE_SETTINGS
 from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
 from recall import services as recall_services
 from recall.models import Document
@@ -251,6 +252,23 @@ class TestSystemCheck:
         assert f"the app role {role!r} has BYPASSRLS" in found
         assert f"the app role {role!r} owns table {role}_t" in found
 
+    def test_it_fails_when_the_database_holds_another_seal_key(self, db, settings):
+        settings.SECRET_KEY = "a-secret-key-the-last-migrate-did-not-see-" * 2
+        found = policies.problems()
+        assert found == [
+            "the database's scope-seal key is not this process's (SECRET_KEY differs from the last migrate's)"
+        ]
+
+    def test_it_fails_when_the_app_role_can_read_the_seal_key(self, transactional_db):
+        with owner_connection() as owner:
+            owner.execute(f'GRANT SELECT ON access_scope_key TO "{settings.DATABASE_APP_ROLE}"')
+            try:
+                found = policies.problems()
+            finally:
+                owner.execute(f'REVOKE SELECT ON access_scope_key FROM "{settings.DATABASE_APP_ROLE}"')  # noqa: S608
+        role = settings.DATABASE_APP_ROLE
+        assert found == [f"the app role {role!r} has privileges on {policies.SEAL_KEY_TABLE} (the scope seal's key)"]
+
     def test_the_service_connects_as_a_role_without_privileges(self, db):
         with connection.cursor() as cursor:
             cursor.execute("SELECT rolsuper, rolbypassrls, current_user FROM pg_roles WHERE rolname = current_user")
@@ -286,7 +304,7 @@ class TestPooledConnections:
         for _ in range(pooled.get_stats().get("pool_size", 1)):
             with pooled.connection() as raw:
                 settings_now = raw.execute(
-                    "SELECT current_setting('app.owner_id', true), current_setting('app.elevated', true)"
+                    "SELECT " + ", ".join(f"current_setting('{name}', true)" for name in SCOPE_SETTINGS)
                 ).fetchone()
                 assert all(value in (None, "") for value in settings_now), settings_now
 
@@ -296,3 +314,114 @@ def test_a_worker_connection_without_scope_sees_nothing(transactional_db, owner)
     DeploymentFactory(skill_version__skill__owner=owner)
     with psycopg.connect(database_url_of_test_db()) as raw:
         assert raw.execute("SELECT count(*) FROM deployments").fetchone() == (0,)
+
+
+class TestTheAppRoleCannotWidenItsScope:
+    """Issue 16: as `memory_app` (what an SQL injection on the service's connection gets), no statement
+    sequence reaches another trader's rows — not by setting the scope's settings itself, not with a
+    seal made for another connection or key, not by shadowing the key table, reading it, switching
+    role or calling the keyword function for the other trader."""
+
+    @pytest.fixture
+    def world(self, transactional_db):
+        alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
+        for user in (alice, bob):
+            DeploymentFactory(skill_version__skill__owner=user)
+            recall_services.document_upsert(
+                owner=user, path="notes.md", content="# Notes\n\nbreakouts\n", source="workspace"
+            )
+        with psycopg.connect(database_url_of_test_db(), autocommit=True) as attacker:
+            yield alice, bob, attacker
+
+    @staticmethod
+    def _visible(raw) -> set[int]:
+        rows = raw.execute("SELECT DISTINCT owner_id FROM skills UNION SELECT owner_id FROM recall_documents")
+        return {owner for (owner,) in rows.fetchall() if owner is not None}
+
+    def _attempt(self, raw, statements: list[str], params=None) -> set[int]:
+        """Run the statements in one transaction, then what the transaction can see."""
+        with raw.transaction(force_rollback=True):
+            for statement in statements:
+                raw.execute(statement, params)
+            return self._visible(raw)
+
+    def test_setting_the_scope_without_this_process_seal_shows_nothing(self, world):
+        _, bob, raw = world
+        setting = "SELECT set_config('app.{}', %s, {})"
+        for local in ("true", "false"):
+            assert self._attempt(raw, [setting.format("elevated", local)], ["on"]) == set()
+            assert self._attempt(raw, [setting.format("owner_id", local)], [str(bob.pk)]) == set()
+            forged = scope.seal(scope.Scope(owner_id=bob.pk), raw.info.backend_pid, key=b"guessed")
+            statements = [setting.format("owner_id", local), setting.format("scope_seal", local)]
+            with raw.transaction(force_rollback=True):
+                raw.execute(statements[0], [str(bob.pk)])
+                raw.execute(statements[1], [forged])
+                assert self._visible(raw) == set()
+            raw.execute("RESET ALL")
+        raw.execute("SET app.elevated = 'on'")
+        assert self._visible(raw) == set()
+        raw.execute("RESET ALL")
+
+    def test_a_seal_made_for_another_connection_is_worthless_here(self, world):
+        _, bob, raw = world
+        with psycopg.connect(database_url_of_test_db(), autocommit=True) as other:  # bob's request
+            bobs = scope.Scope(owner_id=bob.pk)
+            seal = scope.seal(bobs, other.info.backend_pid)
+            with other.transaction(force_rollback=True):
+                scope.apply_to_raw(other, bobs)
+                assert self._visible(other) == {bob.pk}
+                # What another session of the role can read of it: the statement, not the values.
+                texts = [q for (q,) in raw.execute("SELECT query FROM pg_stat_activity WHERE pid <> pg_backend_pid()")]
+                assert not any(seal in text or f"'{bob.pk}'" in text for text in texts)
+            with raw.transaction(force_rollback=True):
+                raw.execute(scope.APPLY_SQL.replace("%s", "'{}'").format(bob.pk, "", "", seal))
+                assert self._visible(raw) == set()
+            elevated = scope.Scope(elevated=True)
+            with raw.transaction(force_rollback=True):
+                values = [*elevated.values(), scope.seal(elevated, other.info.backend_pid)]
+                raw.execute(scope.APPLY_SQL.replace("%s", "'{}'").format(*values))
+                assert self._visible(raw) == set()
+
+    def test_the_key_cannot_be_read_shadowed_or_bypassed(self, world):
+        _, bob, raw = world
+        for statement in (
+            "SELECT * FROM access_scope_key",
+            "UPDATE access_scope_key SET inner_pad = ''",
+            "CREATE OR REPLACE FUNCTION public.access_scope_sealed() RETURNS boolean LANGUAGE sql AS 'SELECT true'",
+            "SET ROLE postgres",
+            "SET SESSION AUTHORIZATION postgres",
+            "ALTER TABLE skills NO FORCE ROW LEVEL SECURITY",
+            "DROP POLICY memory_owner ON skills",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), raw.transaction():
+                raw.execute(statement)
+        # A temporary table of the key's name, holding a key the attacker knows: the function names
+        # the real one, so a seal under the attacker's key stays unaccepted.
+        key = b"k" * 32
+        inner, outer = policies.seal_pads(key)
+        bobs = scope.Scope(owner_id=bob.pk)
+        with raw.transaction(force_rollback=True):
+            raw.execute("CREATE TEMP TABLE access_scope_key (id int, inner_pad bytea, outer_pad bytea)")
+            raw.execute("INSERT INTO access_scope_key VALUES (1, %s, %s)", [inner, outer])
+            values = [*bobs.values(), scope.seal(bobs, raw.info.backend_pid, key=key)]
+            raw.execute(scope.APPLY_SQL, values)
+            assert self._visible(raw) == set()
+            raw.execute("SET LOCAL search_path = pg_temp, public")
+            assert self._visible(raw) == set()
+        keyword = "SELECT count(*) FROM recall_keyword_matches(to_tsquery('english', 'breakouts'), %s, NULL, NULL, 100)"
+        with raw.transaction(force_rollback=True):
+            raw.execute(
+                "SELECT set_config('app.owner_id', %s, true), set_config('app.elevated', 'on', true)", [str(bob.pk)]
+            )
+            assert raw.execute(keyword, [bob.pk]).fetchone() == (0,)
+
+    def test_this_process_seal_opens_exactly_its_traders_rows(self, world):
+        """The control: the same connection, sealed by our code, sees alice's rows and only hers."""
+        alice, bob, raw = world
+        with raw.transaction(force_rollback=True):
+            scope.apply_to_raw(raw, scope.owner_scope_of(alice))
+            assert self._visible(raw) == {alice.pk}
+        with raw.transaction(force_rollback=True):
+            scope.apply_to_raw(raw, scope.Scope(elevated=True))
+            assert self._visible(raw) == {alice.pk, bob.pk}
+        assert self._visible(raw) == set()  # the seal was the transaction's only
