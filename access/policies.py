@@ -271,7 +271,8 @@ def problems(using: str = "default") -> list[str]:
             "WHERE n.nspname = 'public' AND c.relname = ANY(%s)",
             [POLICY_PREFIX + "owner", [owned.table for owned in tables]],
         )
-        for name, enabled, forced, has_policy in cursor.fetchall():
+        existing = cursor.fetchall()
+        for name, enabled, forced, has_policy in existing:
             if not enabled:
                 found.append(f"owned table {name} does not have row-level security enabled")
             if not forced:
@@ -285,7 +286,8 @@ def problems(using: str = "default") -> list[str]:
         )
         if cursor.fetchone()[0]:
             found.append(f"the app role {role!r} has privileges on {SEAL_KEY_TABLE} (the scope seal's key)")
-    return [*found, *_seal_problems(using)]
+    # An empty (unmigrated) database has nothing to protect yet; a migrated one must take our seal.
+    return [*found, *_seal_problems(using)] if existing else found
 
 
 # Any scope will do: the check is that the database accepts this process's seal.
@@ -298,7 +300,8 @@ def _seal_problems(using: str) -> list[str]:
             cursor.execute("SELECT public.access_scope_sealed()")
             accepted = cursor.fetchone()[0]
     except DatabaseError as error:
-        return [f"the scope seal cannot be checked ({str(error).strip()}): the policies are not installed"]
+        reason = str(error).strip().splitlines()[0]
+        return [f"the scope seal cannot be checked ({reason}): the policies are not installed"]
     if not accepted:
         return ["the database's scope-seal key is not this process's (SECRET_KEY differs from the last migrate's)"]
     return []

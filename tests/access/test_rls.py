@@ -421,6 +421,8 @@ class TestTheAppRoleCannotWidenItsScope:
         with raw.transaction(force_rollback=True):
             scope.apply_to_raw(raw, scope.owner_scope_of(alice))
             assert self._visible(raw) == {alice.pk}
+            raw.execute("SELECT set_config('app.owner_id', %s, true)", [str(bob.pk)])  # then an injection
+            assert self._visible(raw) == set()
         with raw.transaction(force_rollback=True):
             scope.apply_to_raw(raw, scope.Scope(elevated=True))
             assert self._visible(raw) == {alice.pk, bob.pk}
