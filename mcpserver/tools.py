@@ -43,6 +43,7 @@ from ledger.models import Deployment, RunnerToken
 from mcpserver.schemas import operation_description, operation_input_schema
 from memorysite.api import NOT_FOUND, StrictSerializer, bounded_int
 from memorysite.api import exception_handler as rest_exception_handler
+from memorysite.text import strip_invisible_json
 from recall import api as recall_api
 from recall.serializers import SearchInput
 from research import api as research_api
@@ -290,7 +291,7 @@ def run(principal: Principal, call: Callable[[], dict]) -> Outcome:
 def _run(principal: Principal, call: Callable[[], dict]) -> Outcome:
     with _in_scope(principal):
         try:
-            return Outcome(_json(call()))
+            return Outcome(strip_invisible_json(_json(call())))  # for an agent: no invisible characters
         except (exceptions.APIException, Http404, DjangoValidationError, Refused) as exc:
             transaction.set_rollback(True)
             body, status = error_body(exc) or ({"detail": INTERNAL_ERROR}, 500)
