@@ -62,7 +62,7 @@ def test_prompt_text_never_holds_an_invisible_character(text):
 def test_marks_are_visible_plain_ascii_safe_in_html_and_json(text):
     marked = mark_invisible(text)
     assert not has_invisible(marked)
-    for special in '<>&"\'\\':
+    for special in "<>&\"'\\":
         assert marked.count(special) == text.count(special)  # the marks add none of HTML's or JSON's specials
     if not has_invisible(text):
         assert marked == text
