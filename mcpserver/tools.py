@@ -6,7 +6,8 @@ they share (`get_trading_context` ↔ GET /api/v1/deployments/{id}/context/, `re
 /api/v1/recall/search/, ...), with that operation's OpenAPI input schema (mcpserver/schemas.py).
 A refusal is an MCP tool error whose text is the REST 4xx body (`{"detail", "errors"?}`), produced by
 the same exception handler (memorysite.api.exception_handler); another trader's object is "not
-found", exactly like a missing one.
+found", exactly like a missing one. Answers go to an agent: their text carries no invisible characters
+(memorysite.text.strip_invisible_json).
 
 Scope: every call runs in one transaction in the trader's scope (row-level security). Over stdio
 that is `access.scope.owner_scope(user)` per call; over HTTP it is the request's own transaction
