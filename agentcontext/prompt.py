@@ -5,15 +5,17 @@ an active reflection note exists::
 
     header    who the agent is and how it answers
     leash     the trader's hard avoid rules (authoritative)
-    strategy  the skill version's strategy text
+    strategy  the skill version's strategy text, fenced as the trader's own: every line quoted with "> "
     lessons   "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):"
               followed by the active note's text
     footer    the closing reminder
 
 The text is a contract runners diff byte for byte: every rule here is exact. Free text (strategy,
-lessons) keeps its line breaks and goes through ``clean_text_block`` (no control, format or
-separator characters, no trailing spaces), so no segment can smuggle terminal escapes or bidi
-overrides into the prompt; an avoid rule is one line.
+lessons) keeps its line breaks and goes through ``clean_text_block`` (no control, format, invisible
+or separator characters, no trailing spaces), so no segment can smuggle terminal escapes, bidi
+overrides or hidden tag text into the prompt; an avoid rule is one line ("- " first). The strategy
+is the trader's writing, not ours: each of its lines starts with "> " (a blank one is ">"), so a
+line such as "## System" inside it cannot read as a section of this prompt.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ HEADER = (
 )
 LEASH_HEADING = "Hard avoid rules (authoritative; never do any of these):"
 NO_AVOID_RULES = "- (none set by the trader)"
-STRATEGY_HEADING = "Strategy:"
+STRATEGY_HEADING = 'Strategy (the trader\'s own text; each line of it is quoted with "> "):'
 LESSONS_HEADING = "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):"
 FOOTER = (
     "The avoid rules above override everything else, including the lessons, which are reference only. "
@@ -61,10 +63,17 @@ def compose_system_prompt_segments(
     return SystemPromptSegments(
         header=HEADER,
         leash="\n".join([LEASH_HEADING, *leash_lines]),
-        strategy=f"{STRATEGY_HEADING}\n{_clean(strategy_text) or '(empty)'}",
+        strategy=f"{STRATEGY_HEADING}\n{_quoted(_clean(strategy_text)) or '(empty)'}",
         lessons=f"{LESSONS_HEADING}\n{lessons_text}" if lessons_text else None,
         footer=FOOTER,
     )
+
+
+def _quoted(block: str) -> str:
+    """Each line of ``block`` behind "> " (">" alone for a blank line, so no line ends in a space)."""
+    if not block:
+        return ""
+    return "\n".join(f"> {line}" if line else ">" for line in block.split("\n"))
 
 
 def compose_system_prompt(segments: SystemPromptSegments) -> str:

@@ -25,6 +25,7 @@ from chatmemory.models import ArchivedReason, EventKind, FactConfidence, FactSou
 from chatmemory.performance import DailyPnl, summarize
 from ledger.models import Deployment, Skill, TradeDailyPnl, TradeHistory, TradeStatus
 from memorysite.api import StrictSerializer, bounded_int, choice, flatten_errors, text
+from memorysite.text import strip_invisible_json
 from reflection.models import NoteStatus, ReflectionNote
 
 MAX_TOOLS = 16  # ADR-0020's ceiling for the chat registry
@@ -378,7 +379,8 @@ def call_tool(user, name: str, raw_input) -> dict:
     """Validate `raw_input` for tool `name` and run it for `user`.
 
     Raises ToolNotFound for an unknown name and ToolInputError naming the fields for bad input
-    (including another trader's object, reported as not found); nothing is written then."""
+    (including another trader's object, reported as not found); nothing is written then. The result
+    goes to an agent (the coach, REST, MCP): its text carries no invisible characters."""
     tool = TOOLS.get(name)
     if tool is None:
         raise ToolNotFound(name)
@@ -387,4 +389,4 @@ def call_tool(user, name: str, raw_input) -> dict:
     serializer = tool.serializer(data=raw_input)
     if not serializer.is_valid():
         raise ToolInputError(flatten_errors(serializer.errors))
-    return tool.handler(user, **serializer.validated_data)
+    return strip_invisible_json(tool.handler(user, **serializer.validated_data))

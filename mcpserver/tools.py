@@ -6,7 +6,8 @@ they share (`get_trading_context` ↔ GET /api/v1/deployments/{id}/context/, `re
 /api/v1/recall/search/, ...), with that operation's OpenAPI input schema (mcpserver/schemas.py).
 A refusal is an MCP tool error whose text is the REST 4xx body (`{"detail", "errors"?}`), produced by
 the same exception handler (memorysite.api.exception_handler); another trader's object is "not
-found", exactly like a missing one.
+found", exactly like a missing one. Answers go to an agent: their text carries no invisible characters
+(memorysite.text.strip_invisible_json).
 
 Scope: every call runs in one transaction in the trader's scope (row-level security). Over stdio
 that is `access.scope.owner_scope(user)` per call; over HTTP it is the request's own transaction
@@ -43,6 +44,7 @@ from ledger.models import Deployment, RunnerToken
 from mcpserver.schemas import operation_description, operation_input_schema
 from memorysite.api import NOT_FOUND, StrictSerializer, bounded_int
 from memorysite.api import exception_handler as rest_exception_handler
+from memorysite.text import strip_invisible_json
 from recall import api as recall_api
 from recall.serializers import SearchInput
 from research import api as research_api
@@ -290,7 +292,7 @@ def run(principal: Principal, call: Callable[[], dict]) -> Outcome:
 def _run(principal: Principal, call: Callable[[], dict]) -> Outcome:
     with _in_scope(principal):
         try:
-            return Outcome(_json(call()))
+            return Outcome(strip_invisible_json(_json(call())))  # for an agent: no invisible characters
         except (exceptions.APIException, Http404, DjangoValidationError, Refused) as exc:
             transaction.set_rollback(True)
             body, status = error_body(exc) or ({"detail": INTERNAL_ERROR}, 500)

@@ -103,6 +103,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "memorysite.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy and Permissions-Policy on every response; invisible characters in a page
+    # shown as visible marks (memorysite/browser.py).
+    "memorysite.browser.SecurityHeadersMiddleware",
+    "memorysite.browser.InvisibleTextMarkMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -184,6 +188,28 @@ WHITENOISE_USE_FINDERS = DEBUG
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Pages run only our own static scripts and styles: no inline script, handler attribute (hx-on) or style
+# element (htmx's indicator styles are in app.css), nothing from another origin, never framed.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+# No page needs a device or payment feature.
+_DENIED_FEATURES = (
+    "accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone", "payment", "usb",
+)  # fmt: skip
+PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in _DENIED_FEATURES)
 
 # Request bodies above this size are refused with 413 before any view runs.
 REQUEST_BODY_LIMIT_BYTES = 1024 * 1024

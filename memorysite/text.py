@@ -1,31 +1,118 @@
-"""Free text made safe for a prompt: the one rule every renderer shares.
+"""Free text made safe for a prompt, for an agent and for a human reviewer: the one rule every renderer shares.
 
 Pure: stdlib only. Control, format, surrogate, private-use and line/paragraph-separator characters
-(Unicode categories Cc, Cf, Cs, Co, Zl, Zp) never reach a prompt: bidi overrides, terminal escapes
-and zero-width characters cannot survive, and a field rendered on one line can never start a line
-of its own.
+(Unicode categories Cc, Cf, Cs, Co, Zl, Zp) and the invisible characters below never reach a prompt:
+bidi overrides, terminal escapes and zero-width characters cannot survive, and a field rendered on
+one line can never start a line of its own.
+
+Invisible characters render as nothing yet reach a model: every format character (Cf: zero-width
+space and joiners, the word joiner and invisible operators U+2060–2064, the byte-order mark, bidi
+embeddings, overrides and isolates, the soft hyphen), the whole tag block U+E0000–E007F (tag
+characters spell ASCII that no one sees) and the variation selectors supplement U+E0100–E01EF (a
+byte each, hidden behind a visible character). Rows keep them as written; what leaves the service
+neutralises them: ``strip_invisible`` towards an agent (tool results, MCP, search snippets),
+``mark_invisible`` towards a human (pages and admin show ``[U+200B]``).
 """
 
 from __future__ import annotations
 
+import re
+import sys
 import unicodedata
 
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+TAG_BLOCK = range(0xE0000, 0xE0080)
+VARIATION_SELECTORS_SUPPLEMENT = range(0xE0100, 0xE01F0)
+# Tags U+E0020–E007E mirror printable ASCII (U+E0041 is a hidden "A").
+_TAG_ASCII = range(0xE0020, 0xE007F)
+
+INVISIBLE_CHARACTERS = frozenset(
+    [chr(code) for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) == "Cf"]
+    + [chr(code) for code in (*TAG_BLOCK, *VARIATION_SELECTORS_SUPPLEMENT)]
+)
+_STRIP = dict.fromkeys(map(ord, INVISIBLE_CHARACTERS))
+
+
+def _character_class(characters: frozenset[str]) -> str:
+    codes = sorted(map(ord, characters))
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in ranges)
+
+
+_INVISIBLE_RUN = re.compile(f"[{_character_class(INVISIBLE_CHARACTERS)}]+")
+# What a mark may spell of a tag run as itself: characters with no meaning in HTML, in a JSON string or in
+# the mark (the others are spelt by their code, ``{3c}``).
+_TAG_SHOWN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;!?-_()/+=*#@%$~^|")
+
+
+def is_invisible(ch: str) -> bool:
+    return ch in INVISIBLE_CHARACTERS
+
+
+def _unsafe(ch: str) -> bool:
+    return unicodedata.category(ch) in UNSAFE_CATEGORIES or ch in INVISIBLE_CHARACTERS
 
 
 def one_line(text: str) -> str:
     """Unsafe characters become spaces and whitespace runs collapse: the text is one line."""
-    return " ".join("".join(" " if unicodedata.category(ch) in UNSAFE_CATEGORIES else ch for ch in text).split())
+    return " ".join("".join(" " if _unsafe(ch) else ch for ch in text).split())
 
 
 def clean_text_block(raw: str) -> str:
     """Multi-line free text: line breaks normalised to ``\\n``, tabs to spaces, every other unsafe
     character removed, lines right-stripped and the block stripped."""
     lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    cleaned = (
-        "".join(
-            " " if ch == "\t" else ch for ch in line if ch == "\t" or unicodedata.category(ch) not in UNSAFE_CATEGORIES
-        )
-        for line in lines
-    )
+    cleaned = ("".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or not _unsafe(ch)) for line in lines)
     return "\n".join(line.rstrip() for line in cleaned).strip()
+
+
+def strip_invisible(text: str) -> str:
+    """The text without its invisible characters (everything else, line breaks included, kept as is):
+    what an agent is given."""
+    return text.translate(_STRIP)
+
+
+def strip_invisible_json(value):
+    """A JSON-like value (dicts, lists, strings, scalars) with every string, keys included, passed
+    through ``strip_invisible``; other values are returned as they are."""
+    if isinstance(value, str):
+        return strip_invisible(value)
+    if isinstance(value, dict):
+        return {strip_invisible_json(key): strip_invisible_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [strip_invisible_json(item) for item in value]
+    return value
+
+
+def _mark(run: str) -> str:
+    marks = []
+    tags = ""
+    for ch in run + "\0":  # the sentinel flushes the last run of tags
+        if ord(ch) in _TAG_ASCII:
+            spelt = chr(ord(ch) - 0xE0000)
+            tags += spelt if spelt in _TAG_SHOWN else f"{{{ord(spelt):02x}}}"
+            continue
+        if tags:
+            marks.append(f"[tags: {tags}]")
+            tags = ""
+        if ch != "\0":
+            marks.append(f"[U+{ord(ch):04X}]")
+    return "".join(marks)
+
+
+def mark_invisible(text: str) -> str:
+    """The text with every invisible character shown as a visible mark, for a human reviewer: each one
+    as ``[U+200B]``, and a run of ASCII tag characters as one ``[tags: what they spell]`` (characters
+    that mean something in HTML or JSON spelt by their code: ``{3c}``). Text without invisible
+    characters is returned unchanged; the marks are plain ASCII without ``<>&"'\\``, so they are safe
+    anywhere in HTML, attributes and JSON data blocks included."""
+    return _INVISIBLE_RUN.sub(lambda match: _mark(match.group()), text)
+
+
+def has_invisible(text: str) -> bool:
+    return _INVISIBLE_RUN.search(text) is not None

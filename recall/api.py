@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from ledger.models import DecisionSnapshot, Deployment
 from memorysite.api import APIView, Page, paginated
+from memorysite.text import strip_invisible_json
 from recall import selectors, services
 from recall.embeddings import get_embedder
 from recall.models import EditProposal, JournalEntry
@@ -162,7 +163,8 @@ class SearchView(APIView):
 
 
 def search_answer(user, values: dict) -> dict:
-    """The search endpoint's answer to validated input (also the MCP tool `recall_search`'s)."""
+    """The search endpoint's answer to validated input (also the MCP tool `recall_search`'s). It goes to an
+    agent: paths and snippets carry no invisible characters (the /recall/ page shows them marked)."""
     deployment = _deployment(user, values.get("deployment_id"))
     snapshot = _snapshot(user, values.get("snapshot_id"), deployment)
     outcome = selectors.search(
@@ -178,7 +180,7 @@ def search_answer(user, values: dict) -> dict:
         now=timezone.now(),
         embedder=get_embedder(),
     )
-    citations = outcome.citations()
+    citations = strip_invisible_json(outcome.citations())
     if snapshot is not None:
         services.citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
     return SearchOutput({"backend": outcome.backend, "results": citations}).data

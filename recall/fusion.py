@@ -35,7 +35,8 @@ _WORD = re.compile(r"\w+")
 
 # Fields two candidates for the same chunk must agree on to be merged.
 _IDENTITY_FIELDS = (
-    "path", "start_line", "end_line", "snippet", "source_type", "updated_at", "evergreen", "document_id", "found_by"
+    "path", "start_line", "end_line", "snippet", "source_type", "updated_at", "evergreen", "document_id", "found_by",
+    "staff_document",
 )  # fmt: skip
 
 
@@ -59,6 +60,8 @@ class Candidate:
     # Which search found the chunk ("fts", "vector" or "hybrid") when the caller scored every
     # candidate on both sides; None: the side whose value is present found it.
     found_by: str | None = None
+    # A global document's chunk (no owner: a staff playbook or runbook) rather than the trader's own.
+    staff_document: bool = False
 
     def __post_init__(self) -> None:
         if self.fts_rank is None and self.cosine is None:

@@ -91,7 +91,8 @@ class SearchOutcome:
 
 
 def citation(hit: Hit) -> dict:
-    """The seed's citation shape, exactly: path, startLine, endLine, score, snippet, source."""
+    """The seed's citation shape (path, startLine, endLine, score, snippet, source) and whose document it is:
+    ``owner`` is "yours" or "staff" (a global playbook or runbook), so a trader's file cannot pass for staff's."""
     candidate = hit.candidate
     return {
         "path": candidate.path,
@@ -100,6 +101,7 @@ def citation(hit: Hit) -> dict:
         "score": round(hit.score, 4),
         "snippet": candidate.snippet,
         "source": hit.source,
+        "owner": "staff" if candidate.staff_document else "yours",
     }
 
 
@@ -294,7 +296,8 @@ def _vector_candidates(
 _CANDIDATES = """
     SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.text, c.source, c.updated_at, d.metadata,
            COALESCE(ts_rank(c.search_vector, q.query), 0) AS rank,
-           CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END AS cosine
+           CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END AS cosine,
+           c.owner_id IS NULL AS staff_document
            {embedding}
     FROM recall_chunks c
     JOIN recall_documents d ON d.id = c.document_id
@@ -327,7 +330,7 @@ def _load_candidates(
         chunk_id, metadata = row[0], row[8]
         if isinstance(metadata, str):
             metadata = json.loads(metadata)
-        embedding = _parse_vector(row[11]) if with_embeddings else None
+        embedding = _parse_vector(row[12]) if with_embeddings else None
         found = (
             "hybrid" if chunk_id in fts_rows and chunk_id in vec_rows else "fts" if chunk_id in fts_rows else "vector"
         )
@@ -347,6 +350,7 @@ def _load_candidates(
                 cosine=float(row[10]) if row[10] is not None else None,
                 found_by=found,
                 embedding=embedding,
+                staff_document=bool(row[11]),
             )
         )
     return candidates, texts

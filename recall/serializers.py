@@ -16,6 +16,7 @@ from recall.models import (
 from recall.services import clean_path
 
 CITATION_SOURCES = ["fts", "vector", "hybrid"]
+CITATION_OWNERS = ["yours", "staff"]
 QUERY_MAX_CHARS = 1000
 ENTRY_MAX_CHARS = 20_000
 RUN_ID_MAX = 100
@@ -36,7 +37,11 @@ def _validated_path(value: str) -> str:
 class DocumentInput(StrictSerializer):
     path = _path_field()
     content = text(max_length=DOCUMENT_MAX_CHARS, multiline=True, allow_blank=True, trim_whitespace=False)
-    source = choice(DocumentSource, default=DocumentSource.WORKSPACE)
+    source = choice(
+        DocumentSource,
+        default=DocumentSource.WORKSPACE,
+        help_text="playbook and runbook are staff sources: a trader who is not staff gets a 400 naming this field.",
+    )
     deployment_id = bounded_int(1, required=False, allow_null=True)
     metadata = serializers.DictField(
         required=False, validators=[reject_nul_in_json], error_messages={"not_a_dict": "must be a JSON object"}
@@ -127,6 +132,10 @@ class CitationOutput(serializers.Serializer):
     score = serializers.FloatField()
     snippet = serializers.CharField()
     source = serializers.ChoiceField(choices=CITATION_SOURCES, help_text="Which search side found the chunk.")
+    owner = serializers.ChoiceField(
+        choices=CITATION_OWNERS,
+        help_text="Whose document: yours, or staff (a global playbook or runbook every trader's search reads).",
+    )
 
 
 class SearchOutput(serializers.Serializer):

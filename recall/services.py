@@ -51,6 +51,12 @@ JOURNAL_PATHS = {
     JournalKind.NOTE: "memory/notes-{month}.md",
 }
 JOURNAL_DOCUMENT_MAX = 100_000  # characters per journal file before it continues in the next part
+# Sources that read as staff's: only staff write them (global ones in admin); a trader's document cannot pose as one.
+STAFF_SOURCES = (DocumentSource.PLAYBOOK, DocumentSource.RUNBOOK)
+STAFF_SOURCE_ONLY = (
+    "playbook and runbook are staff sources (global documents staff publish in admin): "
+    "use workspace, transcript, backtest or journal"
+)
 
 
 class ProtectedDocument(Exception):
@@ -100,10 +106,17 @@ def is_protected(path: str) -> bool:
     return posixpath.basename(path).lower() in {name.lower() for name in PROTECTED_PATHS}
 
 
-def agent_document_upsert(*, owner, path: str, content: str, deployment: Deployment | None = None, **fields):
+def agent_document_upsert(
+    *, owner, path: str, content: str, source: str, deployment: Deployment | None = None, **fields
+):
     """``document_upsert`` for writes on an agent's token (the API): a protected document (the manual,
-    SOUL.md) may be created, but once it exists it changes only through an approved edit proposal."""
-    return document_upsert(owner=owner, path=path, content=content, deployment=deployment, protect=True, **fields)
+    SOUL.md) may be created, but once it exists it changes only through an approved edit proposal; a
+    playbook or runbook source is staff's (ValidationError on ``source`` for anyone else)."""
+    if source in STAFF_SOURCES and not owner.is_staff:
+        raise ValidationError({"source": [STAFF_SOURCE_ONLY]})
+    return document_upsert(
+        owner=owner, path=path, content=content, source=source, deployment=deployment, protect=True, **fields
+    )
 
 
 def document_upsert(

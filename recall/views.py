@@ -2,15 +2,14 @@
 index health and the documents), a document with an anchor per line, and an edit proposal's line diff with
 Approve / Reject. Pages read through selectors and write through services only.
 
-Every string shown here was written by an agent or read from a workspace file: templates escape it, and the
-bidirectional controls in it are shown as visible ``[U+202E]`` marks (``_shown``) so text cannot reorder
-what is displayed around it.
+Every string shown here was written by an agent or read from a workspace file: templates escape it, and its
+invisible characters (bidirectional controls included) are shown as visible ``[U+202E]`` marks by
+memorysite.browser.InvisibleTextMarkMiddleware, so text cannot hide or reorder what is displayed around it.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from urllib.parse import urlencode
 
 from django import forms
@@ -47,14 +46,6 @@ BAD_DEPLOYMENT = (
     " Use the number of one of your deployments, or leave it empty for all of them."
 )
 BAD_DECISION = "Invalid form field “decision”: {value!r}. Use approve or reject."
-
-# Bidirectional controls (the "Trojan Source" set): shown, never applied.
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _shown(text: str) -> str:
-    """The text with each bidirectional control replaced by a visible mark such as ``[U+202E]``."""
-    return _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", text or "")
 
 
 class SearchForm(forms.Form):
@@ -106,7 +97,7 @@ def _search(request):
     deployment_id = deployment.pk if deployment else None
     context = {
         "query": query,
-        "query_shown": _shown(query),
+        "query_shown": query,
         "source": source,
         "deployment_id": deployment_id,
         "source_choices": form.fields["source"].choices,
@@ -134,8 +125,8 @@ def _results(outcome) -> list[dict]:
     return [
         {
             **citation,
-            "path": _shown(citation["path"]),
-            "snippet": _shown(citation["snippet"]),
+            "path": citation["path"],
+            "snippet": citation["snippet"],
             "document_id": hit.candidate.document_id,
         }
         for hit, citation in zip(outcome.hits, outcome.citations(), strict=True)
@@ -189,18 +180,18 @@ def _home_page(request, context: dict):
             "embeddings_on": embedder_available(),
             "deployments": list(ledger_selectors.deployment_list(user=user)),
             "documents": [
-                {"document": document, "path": _shown(document.path), "scope": _scope(document)} for document in page
+                {"document": document, "path": document.path, "scope": _scope(document)} for document in page
             ],
             "page": page,
             "previous_url": _page_link(request, page.previous_page_number()) if page.has_previous() else None,
             "next_url": _page_link(request, page.next_page_number()) if page.has_next() else None,
             "proposals": [
-                {"proposal": proposal, "path": _shown(proposal.document.path), "reason": _shown(proposal.reason)}
+                {"proposal": proposal, "path": proposal.document.path, "reason": proposal.reason}
                 for proposal in proposals[:PROPOSALS_SHOWN]
             ],
             "more_proposals": len(proposals) > PROPOSALS_SHOWN,
             "journal": [
-                {"entry": entry, "content": _shown(entry.content)}
+                {"entry": entry, "content": entry.content}
                 for entry in selectors.recent_journal(user=user, limit=JOURNAL_SHOWN)
             ],
         }
@@ -214,10 +205,10 @@ def document_detail(request, document_id: int):
     chunks = document.chunks.order_by("ordinal").values("ordinal", "start_line", "end_line", "heading", "embedded_at")
     context = {
         "document": document,
-        "path": _shown(document.path),
+        "path": document.path,
         "scope": _scope(document),
-        "lines": [_shown(line) for line in document.content.splitlines()],
-        "chunks": [{**chunk, "heading": _shown(chunk["heading"])} for chunk in chunks],
+        "lines": document.content.splitlines(),
+        "chunks": list(chunks),
         "embeddings_on": embedder_available(),
     }
     return render(request, "recall/document.html", context)
@@ -234,12 +225,12 @@ def _diff_hunks(old: str, new: str) -> list[list[dict]]:
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 lines += [
-                    {"op": "equal", "old": i + 1, "new": j + 1, "text": _shown(before[i])}
+                    {"op": "equal", "old": i + 1, "new": j + 1, "text": before[i]}
                     for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
                 ]
                 continue
-            lines += [{"op": "delete", "old": i + 1, "new": None, "text": _shown(before[i])} for i in range(i1, i2)]
-            lines += [{"op": "insert", "old": None, "new": j + 1, "text": _shown(after[j])} for j in range(j1, j2)]
+            lines += [{"op": "delete", "old": i + 1, "new": None, "text": before[i]} for i in range(i1, i2)]
+            lines += [{"op": "insert", "old": None, "new": j + 1, "text": after[j]} for j in range(j1, j2)]
         hunks.append(lines)
     return hunks
 
@@ -250,8 +241,8 @@ def _proposal_page(request, proposal: EditProposal, *, error: str = "", status: 
     context = {
         "proposal": proposal,
         "document": document,
-        "path": _shown(document.path),
-        "reason": _shown(proposal.reason),
+        "path": document.path,
+        "reason": proposal.reason,
         "pending": proposal.status == ProposalStatus.PENDING,
         "stale": document.content_hash != proposal.base_hash,
         "hunks": hunks,

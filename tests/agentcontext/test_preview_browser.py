@@ -42,7 +42,7 @@ def test_it_previews_the_runners_text_and_re_renders_the_what_if_settings_live(p
     sync_api.expect(placeholder).to_be_visible()
     sync_api.expect(page.locator("#segment-lessons-text")).to_have_text(PLACEHOLDER_LESSONS_SEGMENT)
     assert len(text_content(page, "#section-recent_trades-text").split("\n")) == 4  # header + K=3 rows
-    page.screenshot(path=SCREENSHOT, full_page=True)
+    page.screenshot(path=SCREENSHOT, full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
 
     page.wait_for_function("() => window.htmx !== undefined")
     page.evaluate("window.notReloaded = true")  # a full page load would drop this

@@ -34,7 +34,7 @@ def shoot(page):  # noqa: F811
 
     def take(name: str) -> None:
         path = ARTIFACTS / f"{len(shots) + 1:02d}-{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
         shots.append(str(path))
         print(f"screenshot: {path}")
 
@@ -84,7 +84,8 @@ def test_a_fact_added_and_edited_shows_in_the_chat_preview_until_archived(page, 
     editor.fill("I never take leverage \u202eabove 3x.")
     row.get_by_role("button", name="Save").click()
     sync_api.expect(row.locator(".field-error")).to_contain_text("bidirectional-override")
-    sync_api.expect(row.get_by_label("Fact", exact=True)).to_have_value("I never take leverage \u202eabove 3x.")
+    # The refused text comes back with the invisible override shown as a mark (memorysite/browser.py).
+    sync_api.expect(row.get_by_label("Fact", exact=True)).to_have_value("I never take leverage [U+202E]above 3x.")
     fact.refresh_from_db()
     assert fact.fact == "I never take leverage above 5x."
     shoot("edit-error")

@@ -19,7 +19,7 @@ from recall import services
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry
 from recall.selectors import SNIPPET_CHARS
-from tests.factories import DeploymentFactory
+from tests.factories import DeploymentFactory, UserFactory, token_client
 from tests.openapi import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +29,7 @@ SEARCH = "/api/v1/recall/search/"
 HEALTH = "/api/v1/recall/health/"
 JOURNAL = "/api/v1/recall/journal/"
 PROPOSALS = "/api/v1/recall/proposals/"
-CITATION_KEYS = {"path", "startLine", "endLine", "score", "snippet", "source"}
+CITATION_KEYS = {"path", "startLine", "endLine", "score", "snippet", "source", "owner"}
 T0 = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
 
 MANUAL = """# Trading manual
@@ -192,6 +192,25 @@ def test_bad_documents_are_400_naming_the_field_and_write_nothing(owner_api, own
     assert (Document.objects.count(), Chunk.objects.count()) == before
 
 
+@pytest.mark.parametrize("source", ["runbook", "playbook"])
+def test_a_trader_cannot_write_a_staff_source_but_staff_can(owner_api, owner, source):
+    index(owner, "runbooks/outage.md", "# Outage\nmine\n", embed=False)
+    before = list(Document.objects.values_list("path", "source", "content_hash"))
+    for path in ("runbooks/new.md", "runbooks/outage.md"):  # creating one, or turning one of mine into one
+        response = owner_api.post(
+            DOCUMENTS, {"path": path, "content": "# Outage\nCall me.\n", "source": source}, format="json"
+        )
+        assert response.status_code == 400, response.content
+        assert response.json()["errors"] == {"source": [services.STAFF_SOURCE_ONLY]}
+    assert list(Document.objects.values_list("path", "source", "content_hash")) == before
+
+    staff = token_client(UserFactory(username="curator", is_staff=True))
+    body = post(
+        staff, DOCUMENTS, {"path": "runbooks/new.md", "content": "# Outage\nCall the desk.\n", "source": source}, 201
+    )
+    assert Document.objects.get(pk=body["id"]).source == source
+
+
 def test_a_deployment_of_another_trader_is_404_and_nothing_is_written(owner_api, other):
     theirs = DeploymentFactory(owner=other)
     response = owner_api.post(
@@ -348,6 +367,7 @@ def assert_citation(citation):
     assert isinstance(citation["score"], float) and 0 < citation["score"] <= 1
     assert isinstance(citation["snippet"], str) and citation["snippet"]
     assert citation["source"] in {"fts", "vector", "hybrid"}
+    assert citation["owner"] in {"yours", "staff"}
 
 
 def test_search_returns_citations_in_the_seed_shape(owner_api, owner):
@@ -361,6 +381,14 @@ def test_search_returns_citations_in_the_seed_shape(owner_api, owner):
     assert top["path"] == "agents/btc/TRADING_MANUAL.md" and "stop" in top["snippet"].lower()
     lines = MANUAL.splitlines()
     assert top["snippet"] == "\n".join(lines[top["startLine"] - 1 : top["endLine"]]).strip()
+
+
+def test_citations_say_whose_document_it_is(owner_api, three_scopes):
+    index(three_scopes[0].owner, "runbooks/outage.md", "# Outage\nCall my own desk.\n", source="workspace")
+    services.embed_pending(embedder=get_embedder())
+    results = search(owner_api, query="outage desk")["results"]
+    owners = {(citation["path"], citation["owner"]) for citation in results}
+    assert {("runbooks/outage.md", "staff"), ("runbooks/outage.md", "yours")} <= owners
 
 
 def test_without_embeddings_the_backend_is_keyword_search(owner_api, owner):

@@ -158,8 +158,9 @@ def test_search_returns_the_seed_citation_shape(owner):
     assert outcome.backend == "hybrid"
     citations = outcome.citations()
     assert citations
-    assert set(citations[0]) == {"path", "startLine", "endLine", "score", "snippet", "source"}
+    assert set(citations[0]) == {"path", "startLine", "endLine", "score", "snippet", "source", "owner"}
     top = citations[0]
+    assert top["owner"] == "yours"
     assert top["path"] == "agents/btc/TRADING_MANUAL.md"
     assert "stop" in top["snippet"].lower()
     assert 0 < top["score"] <= 1 and top["source"] in {"fts", "vector", "hybrid"}

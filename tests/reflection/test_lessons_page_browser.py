@@ -38,7 +38,7 @@ def test_it_draws_the_ab_chart_and_filters_by_version_in_place(page, console_err
     sync_api.expect(page.locator("#lessons-history")).to_contain_text("<script>alert('x')</script> fades lose")
     sync_api.expect(page.locator(f"#note-{lessons.b1.pk} .diff ins")).to_have_count(2)
     sync_api.expect(page.locator(f"#note-{lessons.b1.pk} .diff del")).to_have_count(1)
-    page.screenshot(path=SCREENSHOT, full_page=True)
+    page.screenshot(path=SCREENSHOT, full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
 
     page.wait_for_function("() => window.htmx !== undefined")
     page.evaluate("window.notReloaded = true")  # a full page load would drop this

@@ -46,7 +46,7 @@ def test_it_filters_in_place_and_expands_an_experiment_to_its_assessment(
     sync_api.expect(details.locator(".observations li")).to_have_text([SCRIPT_OBSERVATION])  # shown as text
     sync_api.expect(details.locator(".hypotheses-generated li")).to_contain_text(["H_003"])
     sync_api.expect(page.locator(f"#experiment-{research.rsi.pk}-details")).to_be_hidden()
-    page.screenshot(path=SCREENSHOT, full_page=True)
+    page.screenshot(path=SCREENSHOT, full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
     experiment(page, "exp_v15_adx").locator("summary").click()
     sync_api.expect(details).to_be_hidden()
 

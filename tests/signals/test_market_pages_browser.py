@@ -37,7 +37,7 @@ def test_it_draws_each_agents_chart_with_event_markers_and_filters_by_agent_in_p
     page.get_by_role("link", name="Markets", exact=True).click()
     page.wait_for_url(re.compile(re.escape(reverse("markets")) + "$"))
     sync_api.expect(page.locator("#markets tbody tr")).to_have_count(2)
-    page.screenshot(path=LIST_SCREENSHOT, full_page=True)
+    page.screenshot(path=LIST_SCREENSHOT, full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
     page.get_by_role("link", name=CONDITION).click()
     page.wait_for_url(re.compile(re.escape(market_path) + "$"))
 
@@ -66,7 +66,7 @@ def test_it_draws_each_agents_chart_with_event_markers_and_filters_by_agent_in_p
     )
     sync_api.expect(polling.locator("pre.memory-text")).to_contain_text(f"• {SCRIPT_DRIVER}")
     sync_api.expect(polling.locator("table.timeline")).to_contain_text(SCRIPT_DRIVER)
-    page.screenshot(path=SCREENSHOT, full_page=True)
+    page.screenshot(path=SCREENSHOT, full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
 
     page.wait_for_function("() => window.htmx !== undefined")
     page.evaluate("window.notReloaded = true")  # a full page load would drop this
