@@ -17,7 +17,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import connections, transaction
 
-OUR_APPS = ("ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
+OUR_APPS = ("accounts", "ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
 # Tables with no trader: market data and the append-only audit of elevations.
 SHARED_MODELS = frozenset({"chatmemory.MarketEvent", "chatmemory.Bar", "access.Elevation"})
 # Owned tables whose rows without an owner (staff playbooks and runbooks) every trader may read.
@@ -25,12 +25,12 @@ GLOBAL_READABLE = frozenset({"recall.Document", "recall.Chunk"})
 POLICY_PREFIX = "memory_"
 CURRENT_OWNER = "NULLIF(current_setting('app.owner_id', true), '')::bigint"
 ELEVATED = "current_setting('app.elevated', true) = 'on'"
-# A runner token is found by its key's hash before its trader is known (ledger/auth.py).
-RUNNER_KEY_POLICY = (
-    "runner_tokens",
-    "memory_runner_key",
-    "FOR SELECT USING (key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
-)
+# A runner or account token is found by its key's hash before its trader is known (ledger/auth.py,
+# accounts/auth.py): `app.runner_key` holds the hash of the key being authenticated, of either kind.
+KEY_LOOKUP_POLICIES = [
+    (table, "memory_runner_key", "FOR SELECT USING (key_hash = NULLIF(current_setting('app.runner_key', true), ''))")
+    for table in ("runner_tokens", "account_tokens")
+]
 
 
 # Recall's keyword side over the GIN index. Row-level security keeps a non-LEAKPROOF operator such as
@@ -173,8 +173,8 @@ def install(using: str = "default") -> None:
         for owned in tables:
             for statement in owned.statements():
                 cursor.execute(statement)
-        table, name, clause = RUNNER_KEY_POLICY
-        cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
+        for table, name, clause in KEY_LOOKUP_POLICIES:
+            cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
         cursor.execute(KEYWORD_FUNCTION)
         cursor.execute(f"REVOKE ALL ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} FROM PUBLIC")
         if role and role != owner:

@@ -19,7 +19,7 @@ from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
 from recall import services as recall_services
 from recall.models import Document
 from tests.dbroles import owner_connection
-from tests.factories import DeploymentFactory, UserFactory
+from tests.factories import DeploymentFactory, UserFactory, account_key
 from tests.security.world import make_trader
 from tests.workers import database_url_of_test_db
 
@@ -267,10 +267,8 @@ class TestPooledConnections:
         mine = {user.username: DeploymentFactory(skill_version__skill__owner=user).pk for user in (alice, bob)}
         sessions = {}
         for user in (alice, bob):
-            from rest_framework.authtoken.models import Token
-
             session = requests.Session()
-            session.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
+            session.headers["Authorization"] = f"Token {account_key(user)}"
             sessions[user.username] = session
         url = f"{live_server.url}/api/v1/deployments/"
         unscoped = f"{live_server.url}/test/deployments-unscoped/"

@@ -7,18 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.apps import apps
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.factories import UserFactory
+from tests.factories import UserFactory, account_key
 
-APP_LABELS = ("ledger", "reflection", "chatmemory", "signals", "research", "recall", "authtoken")
+APP_LABELS = ("accounts", "ledger", "reflection", "chatmemory", "signals", "research", "recall")
 TICK_AT = "2026-06-04T10:00:00Z"
 CONTEXT = {"indicators": ["RSI"], "timeframe": "1h", "symbol": "EURUSD", "training_epochs": 100}
 
 
 def row_counts() -> dict[str, int]:
-    """The number of rows of every model of the service's apps (and DRF's tokens)."""
+    """The number of rows of every model of the service's apps."""
     return {
         model._meta.label: model._base_manager.count()
         for label in APP_LABELS
@@ -50,10 +49,10 @@ def make_trader(username: str, *, hypotheses: int = 1) -> Trader:
     """A trader with a skill, a deployment with one tick (an open BTC trade), a runner token, a fact, a
     document and `hypotheses` hypotheses (ids H_001…, numbered per trader)."""
     user = UserFactory(username=username)
-    token, _ = Token.objects.get_or_create(user=user)
+    key = account_key(user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    trader = Trader(user=user, client=client, token=token.key)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    trader = Trader(user=user, client=client, token=key)
 
     def post(url, body):
         return _ok(client.post(url, body, format="json"))
