@@ -34,6 +34,7 @@ class Trader:
     deployment_id: int = 0
     snapshot_id: str = ""
     runner_token_id: int = 0
+    spare_token_id: int = 0  # an account token of theirs that no client uses (revoking it blocks no one)
     runner_key: str = ""
     fact_id: str = ""
     document_id: int = 0
@@ -46,8 +47,8 @@ def _ok(response, *statuses):
 
 
 def make_trader(username: str, *, hypotheses: int = 1) -> Trader:
-    """A trader with a skill, a deployment with one tick (an open BTC trade), a runner token, a fact, a
-    document and `hypotheses` hypotheses (ids H_001…, numbered per trader)."""
+    """A trader with a skill, a deployment with one tick (an open BTC trade), a runner token, a spare
+    account token, a fact, a document and `hypotheses` hypotheses (ids H_001…, numbered per trader)."""
     user = UserFactory(username=username)
     key = account_key(user)
     client = APIClient()
@@ -65,6 +66,7 @@ def make_trader(username: str, *, hypotheses: int = 1) -> Trader:
     trader.snapshot_id = post(f"{base}/ticks/", tick)["snapshot_id"]
     runner = post(f"{base}/runner-tokens/", {"name": f"{username} runner"})
     trader.runner_token_id, trader.runner_key = runner["id"], runner["key"]
+    trader.spare_token_id = post("/api/v1/auth/tokens/", {"name": f"{username} spare"})["id"]
     trader.fact_id = post("/api/v1/facts/", {"fact": f"{username} trades BTC only."})["id"]
     document = {"path": "notes/strategy.md", "content": "# Strategy\nBuy breakouts on BTC.\n"}
     trader.document_id = post("/api/v1/recall/documents/", document)["id"]
