@@ -15,6 +15,7 @@ from django.db import ProgrammingError, connection, transaction
 
 from access import policies, scope
 from access.models import Elevation
+from accounts.models import AccountToken
 from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
 from recall import services as recall_services
 from recall.models import Document
@@ -167,6 +168,16 @@ class TestPolicies:
             assert list(RunnerToken.objects.values_list("pk", flat=True)) == [token.pk]
         with scope.entered(scope.Scope(runner_key=runner_key_hash("rt_wrong"))):
             assert not RunnerToken.objects.exists()
+
+    def test_an_account_token_is_visible_before_its_trader_only_to_its_key(self, traders):
+        alice, bob = traders
+        key = account_key(alice)
+        with scope.entered(scope.Scope(runner_key=runner_key_hash(key))):
+            assert list(AccountToken.objects.values_list("owner_id", flat=True)) == [alice.pk]
+        with scope.entered(scope.Scope(runner_key=runner_key_hash("at_wrong"))):
+            assert not AccountToken.objects.exists()
+        with scope.owner_scope(bob):
+            assert not AccountToken.objects.filter(owner=alice).exists()
 
     def test_the_keyword_function_answers_only_for_the_transactions_trader(self, traders):
         alice, bob = traders

@@ -5,7 +5,7 @@ Failures are counted on the real Redis; the brake's clock is moved instead of sl
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -164,3 +164,13 @@ def test_the_admin_login_is_braked_too(trader, clock):
     response = admin.post(reverse("admin:login"), {"username": "boss", "password": PASSWORD})
     assert LOCKED in response.content.decode()
     assert "_auth_user_id" not in admin.session
+
+
+@override_settings(AUTH_CLIENT_IP_HEADER="X-Real-IP")
+def test_behind_a_proxy_the_client_is_the_address_in_its_header(trader, clock):
+    guesser, trader_browser = APIClient(HTTP_X_REAL_IP="203.0.113.7"), APIClient(HTTP_X_REAL_IP="198.51.100.2")
+    for n in range(50):
+        clock.now += 61
+        exchange(guesser, f"nobody{n}", "wrong")
+    assert exchange(guesser, "guessed", PASSWORD).status_code == 429
+    assert exchange(trader_browser, "guessed", PASSWORD).status_code == 200  # same REMOTE_ADDR, another client

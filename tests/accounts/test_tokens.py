@@ -183,3 +183,15 @@ def test_a_drf_token_from_before_the_upgrade_keeps_working(db):
     token = AccountToken.objects.get(owner=user)
     assert (token.name, token.key_prefix) == ("API token from before named tokens", "01234567")
     assert api_with(legacy_key).get("/api/v1/skills/").status_code == 200
+
+
+def test_staff_see_and_revoke_account_tokens_in_admin(owner):
+    key = account_key(owner, name="leaked laptop")
+    token = AccountToken.objects.get(key_hash=runner_key_hash(key))
+    admin = Client()
+    admin.force_login(UserFactory(username="curator", is_staff=True, is_superuser=True))
+    changelist = reverse("admin:accounts_accounttoken_changelist")
+    assert "leaked laptop" in admin.get(changelist).content.decode()
+    response = admin.post(changelist, {"action": "revoke", "_selected_action": [token.pk]}, follow=True)
+    assert "Revoked 1 token(s)." in response.content.decode()
+    assert api_with(key).get("/api/v1/skills/").status_code == 401
