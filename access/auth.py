@@ -1,7 +1,8 @@
-"""DRF's token and session authentication, scoping the request's transaction to the trader found."""
+"""DRF's session authentication, scoping the request's transaction to the trader found (tokens:
+ledger.auth and accounts.auth, which scope it the same way)."""
 
-from drf_spectacular.authentication import SessionScheme, TokenScheme
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from drf_spectacular.authentication import SessionScheme
+from rest_framework.authentication import SessionAuthentication
 
 from access import scope
 
@@ -13,21 +14,12 @@ def scoped(result):
     return result
 
 
-class ScopedTokenAuthentication(TokenAuthentication):
-    def authenticate(self, request):
-        return scoped(super().authenticate(request))
-
-
 class ScopedSessionAuthentication(SessionAuthentication):
     def authenticate(self, request):
         return scoped(super().authenticate(request))
 
 
-class ScopedTokenScheme(TokenScheme):
-    """The schema documents them as DRF's own (`tokenAuth`, `cookieAuth`)."""
-
-    target_class = "access.auth.ScopedTokenAuthentication"
-
-
 class ScopedSessionScheme(SessionScheme):
+    """The schema documents it as DRF's own (`cookieAuth`)."""
+
     target_class = "access.auth.ScopedSessionAuthentication"

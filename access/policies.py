@@ -19,7 +19,7 @@ from django.db import DatabaseError, connections, transaction
 
 from access import scope
 
-OUR_APPS = ("ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
+OUR_APPS = ("accounts", "ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
 # Tables with no trader: market data and the append-only audit of elevations.
 SHARED_MODELS = frozenset({"chatmemory.MarketEvent", "chatmemory.Bar", "access.Elevation"})
 # Owned tables whose rows without an owner (staff playbooks and runbooks) every trader may read.
@@ -30,12 +30,16 @@ ELEVATED = "current_setting('app.elevated', true) = 'on'"
 # The settings count only when this process sealed them (access/scope.py). A scalar subquery: the
 # seal is checked once per statement (an InitPlan), not once per row.
 SEALED = "(SELECT public.access_scope_sealed())"
-# A runner token is found by its key's hash before its trader is known (ledger/auth.py).
-RUNNER_KEY_POLICY = (
-    "runner_tokens",
-    "memory_runner_key",
-    f"FOR SELECT USING ({SEALED} AND key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
-)
+# A runner or account token is found by its key's hash before its trader is known (ledger/auth.py,
+# accounts/auth.py): `app.runner_key` holds the hash of the key being authenticated, of either kind.
+KEY_LOOKUP_POLICIES = [
+    (
+        table,
+        "memory_runner_key",
+        f"FOR SELECT USING ({SEALED} AND key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
+    )
+    for table in ("runner_tokens", "account_tokens")
+]
 
 # The seal's key, where only the tables' owner can read it: the app role has no privilege on the
 # table, and the function reading it names it with its schema under a search_path that puts pg_temp
@@ -217,8 +221,8 @@ def install(using: str = "default") -> None:
         for owned in tables:
             for statement in owned.statements():
                 cursor.execute(statement)
-        table, name, clause = RUNNER_KEY_POLICY
-        cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
+        for table, name, clause in KEY_LOOKUP_POLICIES:
+            cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
         cursor.execute(KEYWORD_FUNCTION)
         cursor.execute(f"REVOKE ALL ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} FROM PUBLIC")
         if role and role != owner:

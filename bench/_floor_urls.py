@@ -7,10 +7,11 @@ is created by the benchmark with a raw CREATE TABLE in the benchmark database on
 
 from django.db import connection
 from django.urls import include, path
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from accounts.auth import AccountTokenAuthentication
 
 FLOOR_TABLE_SQL = """
 CREATE TABLE IF NOT EXISTS bench_floor (
@@ -23,7 +24,7 @@ CREATE TABLE IF NOT EXISTS bench_floor (
 
 
 class FloorInsertView(APIView):
-    authentication_classes = [TokenAuthentication]
+    authentication_classes = [AccountTokenAuthentication]
     permission_classes = [IsAuthenticated]
 
     def post(self, request):

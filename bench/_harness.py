@@ -560,10 +560,11 @@ def _raise_interrupt(signum, _frame):
 
 
 def token_for(username: str) -> str:
-    """A user (created) and its API token, in the benchmark database."""
+    """A user (created) and a new account token of theirs (its key), in the benchmark database."""
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
+    from django.utils import timezone
+
+    from accounts.services import account_token_create
 
     user, _ = get_user_model().objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
+    return account_token_create(owner=user, name="benchmark", now=timezone.now())[1]

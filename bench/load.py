@@ -44,13 +44,28 @@ T0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
 OPERATIONS = [("tick", 50), ("context", 35), ("trades", 5), ("page", 10)]
 
 
+# The "before" server authenticates with DRF's authtoken table, which this checkout's migrations replaced
+# (accounts/): the benchmark gives it one back, with a key of its own per trader.
+LEGACY_AUTH_TABLE_SQL = (
+    "CREATE TABLE IF NOT EXISTS authtoken_token (key varchar(40) PRIMARY KEY, created timestamptz NOT NULL, "
+    "user_id integer NOT NULL UNIQUE REFERENCES auth_user (id))"
+)
+
+
 def seed() -> dict:
-    """50 traders with tokens and sessions, 20 deployments each (as the owner role, in bulk)."""
+    """50 traders with tokens (one per server) and sessions, 20 deployments each (as the owner role, in bulk)."""
+    import secrets
+
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
-    from rest_framework.authtoken.models import Token
+    from django.db import connection
+    from django.utils import timezone
 
+    from accounts.services import account_token_create
     from ledger.models import Deployment, Skill, SkillVersion
+
+    with connection.cursor() as cursor:
+        cursor.execute(LEGACY_AUTH_TABLE_SQL)
 
     traders = {}
     for n in range(TRADERS):
@@ -65,8 +80,14 @@ def seed() -> dict:
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
+        legacy_key = secrets.token_hex(20)
+        with connection.cursor() as cursor:
+            cursor.execute("INSERT INTO authtoken_token VALUES (%s, now(), %s)", [legacy_key, user.pk])
         traders[user.pk] = {
-            "token": Token.objects.create(user=user).key,
+            "tokens": {
+                "rls": account_token_create(owner=user, name="load", now=timezone.now())[1],
+                "before": legacy_key,
+            },
             "session": session.session_key,
             "deployments": [d.pk for d in deployments],
         }
@@ -108,7 +129,7 @@ class Worker(threading.Thread):
         key = (server + ("-page" if page else ""), trader)
         if key not in self.clients:
             info = self.traders[trader]
-            client = Client(self.ports[server], None if page else info["token"])
+            client = Client(self.ports[server], None if page else info["tokens"][server])
             if page:
                 client.headers["Cookie"] = f"sessionid={info['session']}"
                 client.headers["Accept"] = "text/html"
@@ -162,7 +183,7 @@ def isolation_checks(traders: dict, ports: dict) -> list[str]:
     ids = list(traders)
     for server, port in ports.items():
         for n, trader in enumerate(ids):
-            client = Client(port, traders[trader]["token"])
+            client = Client(port, traders[trader]["tokens"][server])
             try:
                 _, payload = client.request("GET", "/api/v1/deployments/?limit=100")
                 listed = {row["id"] for row in json.loads(payload)["results"]}

@@ -835,7 +835,7 @@ def main(argv=None) -> int:
                 if args.explain or (key, index) in full_plans:
                     print_full_plan(f"{key} #{index + 1} LARGE", sql)
         if http:
-            print("  (c): the same statements plus the token lookup (authtoken_token by primary key)")
+            print("  (c): the same statements plus the token lookup (account_tokens by key hash)")
 
         if missed and not args.no_what_if:
             print("\nwhat-if: a partial index for the open-hypotheses statement (app code and schema untouched):")

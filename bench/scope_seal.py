@@ -87,9 +87,9 @@ def install(sealed: bool) -> None:
                 name = statement.split()[2]
                 cursor.execute(f'DROP POLICY {name} ON "{owned.table}"')
                 cursor.execute(statement.replace(f"{policies.SEALED} AND ", ""))
-        table, name, clause = policies.RUNNER_KEY_POLICY
-        cursor.execute(f'DROP POLICY {name} ON "{table}"')
-        cursor.execute(f'CREATE POLICY {name} ON "{table}" {clause.replace(f"{policies.SEALED} AND ", "")}')
+        for table, name, clause in policies.KEY_LOOKUP_POLICIES:
+            cursor.execute(f'DROP POLICY {name} ON "{table}"')
+            cursor.execute(f'CREATE POLICY {name} ON "{table}" {clause.replace(f"{policies.SEALED} AND ", "")}')
 
 
 def transaction(raw, sealed: bool, owner_id: int, deployment: int) -> float:

@@ -336,7 +336,7 @@ def statement_call(market) -> Callable[[], int]:
 
 
 VIEW_STEPS = (
-    "token authentication (SELECT authtoken_token)",
+    "token authentication (SELECT account_tokens by key hash)",
     "market_get (SELECT markets)",
     "MemoryQuery validation",
     "memory_for_agents (retrieval + audit INSERT)",
@@ -347,12 +347,13 @@ VIEW_STEPS = (
 
 
 def view_steps(t: dict) -> Callable[[], list[float]]:
-    """MarketMemoryView.get's steps (and the token lookup TokenAuthentication makes), replayed in process and
+    """MarketMemoryView.get's steps (and the token lookup account-token authentication makes), replayed in process and
     timed one by one: seconds per step, in VIEW_STEPS order. A diagnosis of (c), not the endpoint itself."""
     from django.utils import timezone
-    from rest_framework.authtoken.models import Token
     from rest_framework.renderers import JSONRenderer
 
+    from accounts.models import AccountToken
+    from ledger.models import runner_key_hash
     from signals import selectors, services
     from signals.memory import agent_prompt_block, format_memory_context
     from signals.serializers import MemoryOutput, MemoryQuery
@@ -362,7 +363,7 @@ def view_steps(t: dict) -> Callable[[], list[float]]:
 
     def call():
         marks = [time.perf_counter()]
-        user = Token.objects.select_related("user").get(key=token).user
+        user = AccountToken.objects.select_related("owner").get(key_hash=runner_key_hash(token)).owner
         marks.append(time.perf_counter())
         market = selectors.market_get(user=user, market_id=market_id)
         marks.append(time.perf_counter())

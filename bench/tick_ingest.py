@@ -425,9 +425,9 @@ def in_process_breakdown(token: str, count: int, http: Client):
     from django.conf import settings
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-    from rest_framework.authentication import TokenAuthentication
     from rest_framework.test import APIClient
 
+    from accounts.auth import AccountTokenAuthentication
     from ledger import services
     from ledger.models import Deployment
     from ledger.serializers import TickInput
@@ -442,7 +442,7 @@ def in_process_breakdown(token: str, count: int, http: Client):
     steps: dict[str, list[float]] = {name: [] for name in STEPS}
     sql: dict[str, list[str]] = {}
     wrapped = [
-        (TokenAuthentication, "authenticate_credentials", "  token authentication (1 query)"),
+        (AccountTokenAuthentication, "authenticate", "  token authentication (key-hash lookup)"),
         (TickInput, "is_valid", "  TickInput validation (100 bars)"),
         (services, "tick_ingest", "  tick_ingest (owner-scoped lock, insert, update, commit, enqueue)"),
         (services, "_enqueue_materialization", "    of which enqueue (on commit: apply_async to Redis)"),

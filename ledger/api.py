@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import ValidationError
-from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from ledger import selectors, services
@@ -26,14 +22,10 @@ from ledger.serializers import (
     TickAccepted,
     TickDetailOutput,
     TickInput,
-    TokenInput,
-    TokenOutput,
     TradeListQuery,
     TradeOutput,
 )
 from memorysite.api import APIView, Page, paginated
-
-BAD_CREDENTIALS = "unable to log in with these credentials"
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
@@ -42,26 +34,6 @@ _ERRORS = {
     413: OpenApiResponse(description="Body larger than 1 MiB."),
     415: OpenApiResponse(description="Content-Type is not application/json."),
 }
-
-
-class TokenView(APIView):
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        request=TokenInput,
-        responses={200: TokenOutput, **_ERRORS},
-        summary="Exchange a username and password for an API token",
-        tags=["auth"],
-    )
-    def post(self, request):
-        data = TokenInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = authenticate(request, **data.validated_data)
-        if user is None or not user.is_active:
-            raise ValidationError({"credentials": [BAD_CREDENTIALS]})
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
 
 
 class SkillListView(APIView):

@@ -1,7 +1,7 @@
 """Runner tokens: API keys bound to one deployment (ticks, fills, its context and trades; nothing else).
 
 `Authorization: Token rt_…` is looked up here by the key's sha256; any other key falls through to
-DRF's TokenAuthentication (the trader's full-account token). `RunnerTokenScope` then confines a
+the trader's full-account tokens (accounts.auth, the same lookup on another table). `RunnerTokenScope` then confines a
 runner token to views marked `runner_scope = True`, on its own deployment only.
 """
 
@@ -27,40 +27,71 @@ OUT_OF_SCOPE = "runner tokens may only post ticks and fills and read their own d
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 
 
-class RunnerTokenAuthentication(BaseAuthentication):
+def presented_key(request) -> str | None:
+    """The key of an `Authorization: Token <key>` header, or None (no such header, or not one key)."""
+    parts = get_authorization_header(request).split()
+    if len(parts) != 2 or parts[0].lower() != KEYWORD.lower().encode():
+        return None
+    try:
+        return parts[1].decode()
+    except UnicodeError:
+        return None
+
+
+class HashedKeyAuthentication(BaseAuthentication):
+    """`Authorization: Token <key>` for a table of keys stored as their sha256 (runner tokens here, account
+    tokens in accounts/): the row is found through row-level security's key-lookup policy, a revoked or
+    unknown key or an inactive owner is a 401 (the request's transaction is rolled back), and a found
+    key scopes the request to its owner and notes when it was last used."""
+
     keyword = KEYWORD
+    model: type  # key_hash, owner, revoked_at, last_used_at
+    invalid_message = ""
+
+    def accepts(self, key: str) -> bool:
+        """Whether this class decides on the key (else the next authentication class does)."""
+        raise NotImplementedError
+
+    def refusal(self, token, now: dt.datetime) -> str | None:
+        """Why a found, unrevoked key is refused anyway (a 401 with this message), or None."""
+        return None
 
     def authenticate(self, request):
-        parts = get_authorization_header(request).split()
-        if len(parts) != 2 or parts[0].lower() != self.keyword.lower().encode():
+        key = presented_key(request)
+        if key is None or not self.accepts(key):
             return None
-        try:
-            key = parts[1].decode()
-        except UnicodeError:
-            return None
-        if not key.startswith(RUNNER_TOKEN_PREFIX):
-            return None  # a full-account token: DRF's TokenAuthentication decides
-        # Row-level security shows a runner token only to a request that presents its key's hash.
+        # Row-level security shows a key's row only to a transaction that presents the key's hash.
         digest = runner_key_hash(key)
         scope.switch(scope.Scope(runner_key=digest))
-        token = RunnerToken.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
+        token = self.model.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
         if token is None or not token.owner.is_active:  # a 401: the request's transaction is rolled back
-            raise exceptions.AuthenticationFailed(INVALID_KEY)
+            raise exceptions.AuthenticationFailed(self.invalid_message)
+        now = timezone.now()
+        refused = self.refusal(token, now)
+        if refused:
+            raise exceptions.AuthenticationFailed(refused)
         scope.switch(scope.owner_scope_of(token.owner))
-        _touch(token)
+        _touch(token, now)
         return token.owner, token
 
     def authenticate_header(self, request):
         return self.keyword  # a 401 (not a 403) when the credentials are missing or wrong
 
 
-def _touch(token: RunnerToken) -> None:
-    now = timezone.now()
+class RunnerTokenAuthentication(HashedKeyAuthentication):
+    model = RunnerToken
+    invalid_message = INVALID_KEY
+
+    def accepts(self, key: str) -> bool:
+        return key.startswith(RUNNER_TOKEN_PREFIX)  # any other key is a full-account token (accounts/)
+
+
+def _touch(token, now: dt.datetime) -> None:
     cutoff = now - LAST_USED_RESOLUTION
     if token.last_used_at is not None and token.last_used_at >= cutoff:
         return
     # Conditional, so concurrent requests of the same runner write the column once.
-    RunnerToken.objects.filter(pk=token.pk).filter(Q(last_used_at__isnull=True) | Q(last_used_at__lt=cutoff)).update(
+    type(token).objects.filter(pk=token.pk).filter(Q(last_used_at__isnull=True) | Q(last_used_at__lt=cutoff)).update(
         last_used_at=now
     )
     token.last_used_at = now

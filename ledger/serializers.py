@@ -112,15 +112,6 @@ class DeploymentOutput(serializers.ModelSerializer):
         fields = ["id", "skill_id", "skill_name", "version", "mode", "status", "day_start_equity_usd", "created_at"]
 
 
-class TokenInput(StrictSerializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
-
-
-class TokenOutput(serializers.Serializer):
-    token = serializers.CharField()
-
-
 # -- ticks, fills, trades, context ---------------------------------------------------------------
 
 SYMBOL_RULE = "must be 1-32 characters of letters, digits and . _ - / :"

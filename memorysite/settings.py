@@ -49,6 +49,14 @@ DATABASE_MIGRATE_URL = env_str("DATABASE_MIGRATE_URL") or (
     DATABASE_URL if env_str("DATABASE_URL") else embedded.migrate_database_url(DATA_DIR)
 )
 REDIS_URL = validate_redis_url(env_str("REDIS_URL") or embedded.redis_url(DATA_DIR))
+# Where the password-guessing brake and the API throttle keep their counters (on REDIS_URL).
+RATE_KEY_PREFIX = "rate:"
+# Per account or runner token (or browser session): a runner at one tick a second sends ~3 a second.
+API_THROTTLE_REQUESTS = 300
+API_THROTTLE_WINDOW_S = 10
+# The header a reverse proxy sets to the client's address (e.g. X-Real-IP); unset: REMOTE_ADDR. The
+# login brake counts failures per client too, so behind a proxy this must be set (or every client is one).
+AUTH_CLIENT_IP_HEADER = env_str("AUTH_CLIENT_IP_HEADER")
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
@@ -85,10 +93,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "accounts",  # after django.contrib.auth: its admin replaces the User admin (the brake's unlock)
     "ledger",
     "reflection",
     "chatmemory",
@@ -217,12 +225,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_LIMIT_BYTES
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        # Runner tokens (`rt_…`, one deployment each) first; other keys fall through to account tokens.
+        # Runner tokens (`rt_…`, one deployment each) first; other keys are account tokens.
         "ledger.auth.RunnerTokenAuthentication",
-        # Both scope the request's transaction to the authenticated trader (row-level security).
-        "access.auth.ScopedTokenAuthentication",
+        # All three scope the request's transaction to the authenticated trader (row-level security).
+        "accounts.auth.AccountTokenAuthentication",
         "access.auth.ScopedSessionAuthentication",
     ],
+    # Per token, on Redis: 429 with Retry-After past API_THROTTLE_REQUESTS per API_THROTTLE_WINDOW_S.
+    "DEFAULT_THROTTLE_CLASSES": ["memorysite.throttles.TokenRateThrottle"],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
         "ledger.auth.RunnerTokenScope",  # a runner token reaches only its own deployment's runner endpoints
@@ -239,8 +249,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "What runners call every tick (skills, deployments, ticks, fills, trades, the agent's memory "
         "context and system prompt), lessons and their A/B figures, the trader's facts, and the chat "
-        "coach with its tools. Authenticate with `Authorization: Token <token>` from "
-        "`POST /api/v1/auth/token/` or `manage.py issue_token USERNAME`. A runner token (`rt_…`, from "
+        "coach with its tools. Authenticate with `Authorization: Token <token>`: an account token from "
+        "`POST /api/v1/auth/token/`, `POST /api/v1/auth/tokens/`, the API tokens page or `manage.py issue_token "
+        "USERNAME` (listed and revocable there, optionally expiring, revoked when the password changes). "
+        "A runner token (`rt_…`, from "
         "`POST /api/v1/deployments/{id}/runner-tokens/`) is sent the same way and reaches only that "
         "deployment's ticks, fills, trades and context."
     ),

@@ -1,8 +1,9 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts.urls import api_urlpatterns as accounts_api
+from accounts.urls import page_urlpatterns as accounts_pages
 from agentcontext.api import ContextView
 from agentcontext.views import deployment_preview
 from chatmemory.urls import api_urlpatterns as chatmemory_api
@@ -23,8 +24,7 @@ from signals.urls import page_urlpatterns as signals_pages
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include(accounts_pages)),  # login (through the password-guessing brake), password, API tokens
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's set-up as a script file: the Content-Security-Policy runs no inline script.
     path(
@@ -32,6 +32,7 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api_docs.html"),
         name="api-docs",
     ),
+    path("api/v1/", include(accounts_api)),
     path("api/v1/", include(ledger_api)),
     path("api/v1/", include(reflection_api)),
     path("api/v1/", include(chatmemory_api)),

@@ -159,3 +159,20 @@ def django_assert_num_queries():
 @pytest.fixture
 def django_assert_max_num_queries():
     return lambda num: _queries_at_most(num, exact=False)
+
+
+@pytest.fixture(autouse=True)
+def rate_counters_forgotten():
+    """Each test starts with no failed logins or API requests counted (the brake's and the throttle's
+    Redis keys, under this run's own RATE_KEY_PREFIX: tests/settings.py)."""
+    from django.conf import settings
+    from redis.exceptions import RedisError
+
+    from memorysite.redis import client
+
+    try:
+        keys = list(client().scan_iter(match=f"{settings.RATE_KEY_PREFIX}*", count=1000))
+        if keys:
+            client().delete(*keys)
+    except RedisError:
+        pass  # a test that stopped Redis (tests/faults/): nothing was counted

@@ -44,11 +44,19 @@ class DeploymentFactory(factory.django.DjangoModelFactory):
     mode = DeploymentMode.PAPER
 
 
+def account_key(user, *, name: str = "tests") -> str:
+    """A new account token of the user: its key (only its hash is stored)."""
+    from django.utils import timezone
+
+    from accounts.services import account_token_create
+
+    return account_token_create(owner=user, name=name, now=timezone.now())[1]
+
+
 def token_client(user):
-    """An API client authenticated as served (the user's account token), so requests are scoped to them."""
-    from rest_framework.authtoken.models import Token
+    """An API client authenticated as served (a new account token of the user), so requests are scoped to them."""
     from rest_framework.test import APIClient
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {account_key(user)}")
     return client

@@ -25,3 +25,8 @@ DATABASES["default"]["TEST"] = {"NAME": f"{TEST_DATABASE_PREFIX}{os.getpid()}"} 
 # Tests never call the real Anthropic API: reflection uses its offline engine unless a test
 # builds the Anthropic engine on a swapped HTTP transport.
 ANTHROPIC_API_KEY = ""
+
+# The brake's and the throttle's counters of this run only (tests/conftest.py forgets them between tests).
+RATE_KEY_PREFIX = f"rate-test-{os.getpid()}:"
+# Tests fire requests faster than any runner; the throttle's own tests use the service's rate.
+API_THROTTLE_REQUESTS = 1_000_000

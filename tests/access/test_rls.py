@@ -16,11 +16,12 @@ from django.db import ProgrammingError, connection, transaction
 from access import policies, scope
 from access.models import Elevation
 from access.pool import SCOPE_SETTINGS
+from accounts.models import AccountToken
 from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
 from recall import services as recall_services
 from recall.models import Document
 from tests.dbroles import owner_connection
-from tests.factories import DeploymentFactory, UserFactory
+from tests.factories import DeploymentFactory, UserFactory, account_key
 from tests.security.world import make_trader
 from tests.workers import database_url_of_test_db
 
@@ -169,6 +170,16 @@ class TestPolicies:
         with scope.entered(scope.Scope(runner_key=runner_key_hash("rt_wrong"))):
             assert not RunnerToken.objects.exists()
 
+    def test_an_account_token_is_visible_before_its_trader_only_to_its_key(self, traders):
+        alice, bob = traders
+        key = account_key(alice)
+        with scope.entered(scope.Scope(runner_key=runner_key_hash(key))):
+            assert list(AccountToken.objects.values_list("owner_id", flat=True)) == [alice.pk]
+        with scope.entered(scope.Scope(runner_key=runner_key_hash("at_wrong"))):
+            assert not AccountToken.objects.exists()
+        with scope.owner_scope(bob):
+            assert not AccountToken.objects.filter(owner=alice).exists()
+
     def test_the_keyword_function_answers_only_for_the_transactions_trader(self, traders):
         alice, bob = traders
         sql = "SELECT count(*) FROM recall_keyword_matches(to_tsquery('english', 'breakouts'), %s, NULL, NULL, 100)"
@@ -285,10 +296,8 @@ class TestPooledConnections:
         mine = {user.username: DeploymentFactory(skill_version__skill__owner=user).pk for user in (alice, bob)}
         sessions = {}
         for user in (alice, bob):
-            from rest_framework.authtoken.models import Token
-
             session = requests.Session()
-            session.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
+            session.headers["Authorization"] = f"Token {account_key(user)}"
             sessions[user.username] = session
         url = f"{live_server.url}/api/v1/deployments/"
         unscoped = f"{live_server.url}/test/deployments-unscoped/"

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
 
+from accounts.models import AccountToken
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion
 from tests.factories import SkillFactory, SkillVersionFactory
 
@@ -26,7 +26,7 @@ def write_endpoint(request, skill):
 
 
 def _rows():
-    models = (Skill, SkillVersion, Deployment, DecisionSnapshot, Token)
+    models = (Skill, SkillVersion, Deployment, DecisionSnapshot, AccountToken)
     return {model.__name__: model.objects.count() for model in models}
 
 

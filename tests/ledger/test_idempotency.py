@@ -7,13 +7,12 @@ import pytest
 from django.db import connection
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from ledger import services
 from ledger.models import DecisionSnapshot, IdempotencyKey, RunnerToken, Skill
 from memorysite.idempotency import DIFFERENT_REQUEST, HEADER, IN_PROGRESS, KEY_RULE, IdempotentViewMixin
-from tests.factories import DeploymentFactory, UserFactory
+from tests.factories import DeploymentFactory, UserFactory, account_key
 from tests.openapi import assert_matches_schema, openapi_schema
 
 SKILLS = "/api/v1/skills/"
@@ -230,7 +229,7 @@ class TestCoverage:
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_first_uses_of_a_key_run_the_view_once(monkeypatch):
     owner = UserFactory(username="racer")
-    token = Token.objects.create(user=owner)
+    key = account_key(owner)
     entered, release = threading.Event(), threading.Event()
     real_create = services.skill_create
     calls = []
@@ -247,7 +246,7 @@ def test_two_concurrent_first_uses_of_a_key_run_the_view_once(monkeypatch):
     def send(name):
         try:
             client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")  # real authentication: it sets the scope
+            client.credentials(HTTP_AUTHORIZATION=f"Token {key}")  # real authentication: it sets the scope
             responses[name] = post(client, SKILLS, BODY, key="race")
         finally:
             connection.close()

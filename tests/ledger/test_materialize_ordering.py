@@ -20,7 +20,7 @@ from ledger.domain import tick_from_payload
 from ledger.materializer import MaterializeContext, apply_ops, reconcile_portfolio_delta
 from ledger.models import DecisionSnapshot, TradeHistory
 from ledger.tasks import materialize_deployment
-from tests.factories import DeploymentFactory
+from tests.factories import DeploymentFactory, account_key
 from tests.workers import celery_worker, database_url_of_test_db, purge, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -179,9 +179,7 @@ print(health.status_code, json.dumps(health.json(), sort_keys=True))
 
 def test_ticks_are_accepted_and_materialized_inline_when_redis_is_down(owner, deployment, tmp_path):
     """A service process whose Redis is gone: every tick is still a 201 and is materialized."""
-    from rest_framework.authtoken.models import Token
-
-    token = Token.objects.create(user=owner).key
+    token = account_key(owner)
     bodies = tick_bodies(5)
     env = {
         **os.environ,

@@ -73,6 +73,7 @@ def test_settings_read_every_documented_variable_and_no_other():
         "EMBEDDINGS_MODEL_NAME",
         "EMBEDDINGS_CACHE_DIR",
         "RECALL_BACKEND",
+        "AUTH_CLIENT_IP_HEADER",
     }
     assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 

@@ -73,6 +73,16 @@ CASES: dict[tuple[str, str], Case] = {
         body=lambda me: {"username": me.user.username, "password": PASSWORD},
         authenticated=False,
     ),
+    ("POST", "/api/v1/auth/tokens/"): Case(
+        url=lambda me: "/api/v1/auth/tokens/",
+        body=lambda me: {"name": "notebook", "expires_at": "2099-01-01T00:00:00Z"},
+        text="name",
+    ),
+    ("DELETE", "/api/v1/auth/tokens/{token_id}/"): Case(
+        url=lambda me: f"/api/v1/auth/tokens/{me.spare_token_id}/",
+        body=None,
+        foreign_url=lambda me, them: f"/api/v1/auth/tokens/{them.spare_token_id}/",
+    ),
     ("POST", "/api/v1/chat/"): Case(
         url=lambda me: "/api/v1/chat/",
         body=lambda me: {"messages": [{"role": "user", "content": "How am I doing?"}]},

@@ -7,18 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.apps import apps
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.factories import UserFactory
+from tests.factories import UserFactory, account_key
 
-APP_LABELS = ("ledger", "reflection", "chatmemory", "signals", "research", "recall", "authtoken")
+APP_LABELS = ("accounts", "ledger", "reflection", "chatmemory", "signals", "research", "recall")
 TICK_AT = "2026-06-04T10:00:00Z"
 CONTEXT = {"indicators": ["RSI"], "timeframe": "1h", "symbol": "EURUSD", "training_epochs": 100}
 
 
 def row_counts() -> dict[str, int]:
-    """The number of rows of every model of the service's apps (and DRF's tokens)."""
+    """The number of rows of every model of the service's apps."""
     return {
         model._meta.label: model._base_manager.count()
         for label in APP_LABELS
@@ -35,6 +34,7 @@ class Trader:
     deployment_id: int = 0
     snapshot_id: str = ""
     runner_token_id: int = 0
+    spare_token_id: int = 0  # an account token of theirs that no client uses (revoking it blocks no one)
     runner_key: str = ""
     fact_id: str = ""
     document_id: int = 0
@@ -47,13 +47,13 @@ def _ok(response, *statuses):
 
 
 def make_trader(username: str, *, hypotheses: int = 1) -> Trader:
-    """A trader with a skill, a deployment with one tick (an open BTC trade), a runner token, a fact, a
-    document and `hypotheses` hypotheses (ids H_001…, numbered per trader)."""
+    """A trader with a skill, a deployment with one tick (an open BTC trade), a runner token, a spare
+    account token, a fact, a document and `hypotheses` hypotheses (ids H_001…, numbered per trader)."""
     user = UserFactory(username=username)
-    token, _ = Token.objects.get_or_create(user=user)
+    key = account_key(user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    trader = Trader(user=user, client=client, token=token.key)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    trader = Trader(user=user, client=client, token=key)
 
     def post(url, body):
         return _ok(client.post(url, body, format="json"))
@@ -66,6 +66,7 @@ def make_trader(username: str, *, hypotheses: int = 1) -> Trader:
     trader.snapshot_id = post(f"{base}/ticks/", tick)["snapshot_id"]
     runner = post(f"{base}/runner-tokens/", {"name": f"{username} runner"})
     trader.runner_token_id, trader.runner_key = runner["id"], runner["key"]
+    trader.spare_token_id = post("/api/v1/auth/tokens/", {"name": f"{username} spare"})["id"]
     trader.fact_id = post("/api/v1/facts/", {"fact": f"{username} trades BTC only."})["id"]
     document = {"path": "notes/strategy.md", "content": "# Strategy\nBuy breakouts on BTC.\n"}
     trader.document_id = post("/api/v1/recall/documents/", document)["id"]

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import time
 from dataclasses import dataclass, field
 
 from django.core.management.base import CommandError
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from ledger import services
 from ledger.models import Deployment
 from memorysite.commands import MaintenanceCommand
 
@@ -123,8 +124,9 @@ class Command(MaintenanceCommand):
         end_at = end_at.astimezone(dt.UTC).replace(second=0, microsecond=0)
         if target.latest_tick_at is not None and target.latest_tick_at >= end_at - STEP * (ticks - 1):
             raise CommandError(f"deployment {deployment} already has ticks up to {target.latest_tick_at.isoformat()}")
-        token, _ = Token.objects.get_or_create(user=target.owner)
-        client = Client(HTTP_AUTHORIZATION=f"Token {token.key}", HTTP_HOST="localhost")
+        # The ticks go through the API as a runner's would, with a runner token revoked when done.
+        token, key = services.runner_token_create(deployment=target, name="manage.py simulate")
+        client = Client(HTTP_AUTHORIZATION=f"Token {key}", HTTP_HOST="localhost")
         market, agent = Market(random.Random(seed)), Agent()  # noqa: S311 (a synthetic market, not secrets)
         for _ in range(BARS):
             market.step()
@@ -148,6 +150,10 @@ class Command(MaintenanceCommand):
                 "bars": {symbol: market.bars(symbol, now)} if symbol else {},
             }
             response = client.post(url, body, content_type="application/json")
+            while response.status_code == 429:  # the API's per-token throttle: wait as a runner would
+                time.sleep(int(response["Retry-After"]))
+                response = client.post(url, body, content_type="application/json")
             if response.status_code not in (200, 201):
                 raise CommandError(f"tick {now.isoformat()}: {response.status_code} {response.content[:300]!r}")
+        services.runner_token_revoke(token=token, now=dt.datetime.now(dt.UTC))
         self.stdout.write(f"deployment {deployment}: posted {ticks} ticks ending {end_at.isoformat()}")

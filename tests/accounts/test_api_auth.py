@@ -1,7 +1,8 @@
 import pytest
 from django.core.management import CommandError, call_command
-from rest_framework.authtoken.models import Token
 
+from accounts.models import AccountToken
+from ledger.models import runner_key_hash
 from tests.factories import PASSWORD, UserFactory
 
 TOKEN = "/api/v1/auth/token/"
@@ -16,15 +17,19 @@ def test_it_exchanges_a_password_for_a_token_that_authenticates(anon_api, trader
     response = anon_api.post(TOKEN, {"username": "runner-owner", "password": PASSWORD}, format="json")
     assert response.status_code == 200
     token = response.json()["token"]
-    assert token == Token.objects.get(user=trader).key
+    assert AccountToken.objects.get(owner=trader).key_hash == runner_key_hash(token)
     anon_api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert anon_api.get("/api/v1/deployments/").status_code == 200
 
 
-def test_it_returns_the_same_token_twice(anon_api, trader):
+def test_it_issues_a_new_named_token_each_time(anon_api, trader):
+    """Keys are stored hashed, so an exchange cannot hand back an existing one: each is a listed token."""
     first = anon_api.post(TOKEN, {"username": "runner-owner", "password": PASSWORD}, format="json").json()
-    second = anon_api.post(TOKEN, {"username": "runner-owner", "password": PASSWORD}, format="json").json()
-    assert first == second
+    body = {"username": "runner-owner", "password": PASSWORD, "name": "backtests"}
+    second = anon_api.post(TOKEN, body, format="json").json()
+    assert first["token"] != second["token"]
+    names = list(AccountToken.objects.filter(owner=trader).order_by("id").values_list("name", flat=True))
+    assert names == ["issued by POST /api/v1/auth/token/", "backtests"]
 
 
 @pytest.mark.parametrize(
@@ -43,7 +48,7 @@ def test_it_refuses_bad_credentials_without_issuing_a_token(anon_api, trader, bo
     assert list(errors) == [field]
     if message:
         assert errors[field] == [message]
-    assert not Token.objects.exists()
+    assert not AccountToken.objects.exists()
 
 
 def test_it_refuses_an_inactive_trader(anon_api, trader):
@@ -62,7 +67,7 @@ def test_it_refuses_a_bogus_token(anon_api):
 def test_issue_token_prints_the_traders_token(trader, capsys):
     call_command("issue_token", "runner-owner")
     printed = capsys.readouterr().out.strip()
-    assert printed == Token.objects.get(user=trader).key
+    assert AccountToken.objects.get(owner=trader).key_hash == runner_key_hash(printed)
 
 
 def test_issue_token_rotates(trader, capsys):
@@ -71,7 +76,8 @@ def test_issue_token_rotates(trader, capsys):
     call_command("issue_token", "runner-owner", "--rotate")
     new = capsys.readouterr().out.strip()
     assert new != old
-    assert Token.objects.get(user=trader).key == new
+    live = AccountToken.objects.filter(owner=trader, revoked_at__isnull=True)
+    assert [token.key_hash for token in live] == [runner_key_hash(new)]
 
 
 def test_issue_token_names_an_unknown_user(db):

@@ -1,0 +1,91 @@
+"""Trader pages of accounts: login (through the brake), password change, API tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts import selectors, services
+from accounts.forms import BrakedAuthenticationForm
+from memorysite.pages import bad_request, trader_required
+
+EXPIRES_AT_FORMAT = "must be a date and time, e.g. 2026-12-31T18:00 (UTC)"
+TOKENS_REVOKED = "Password changed. {count} account token(s) were revoked: create new ones below for your scripts."
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "accounts/login.html"
+    form_class = BrakedAuthenticationForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.refusal is not None:  # slowed or locked: say so in the status too
+            response.status_code = 429
+            response["Retry-After"] = str(form.refusal.wait_seconds)
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change; every account token of the trader is revoked with the old password
+    (runner tokens are the deployments' keys and stay)."""
+
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("account-tokens")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        count = services.account_tokens_revoke_all(owner=self.request.user, now=timezone.now())
+        messages.success(self.request, TOKENS_REVOKED.format(count=count))
+        return response
+
+
+def _expires_at(raw: str) -> dt.datetime | None:
+    """The page's `datetime-local` value, read as UTC; blank: no expiry."""
+    if not raw.strip():
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(raw.strip())
+    except ValueError:
+        raise ValidationError({"expires_at": [EXPIRES_AT_FORMAT]}) from None
+    return parsed.replace(tzinfo=dt.UTC) if parsed.tzinfo is None else parsed.astimezone(dt.UTC)
+
+
+@trader_required
+@never_cache  # the answer to a create holds the key: no cache may keep it
+@require_http_methods(["GET", "POST"])
+def account_tokens(request):
+    """The trader's account tokens; a POST creates one and shows its key on this answer only."""
+    created = None
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()
+        back = {"back_url": reverse("account-tokens"), "back_label": "API tokens"}
+        if not name:
+            return bad_request(request, "name: must not be blank", **back)
+        try:
+            expires_at = _expires_at(request.POST.get("expires_at", ""))
+            token, key = services.account_token_create(
+                owner=request.user, name=name, expires_at=expires_at, now=timezone.now()
+            )
+        except ValidationError as exc:
+            errors = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in exc.message_dict.items())
+            return bad_request(request, errors, **back)
+        created = {"token": token, "key": key}
+    context = {"tokens": selectors.account_token_list(user=request.user), "created": created, "now": timezone.now()}
+    return render(request, "accounts/tokens.html", context)
+
+
+@trader_required
+@require_POST
+def account_token_revoke(request, token_id: int):
+    token = selectors.account_token_get(user=request.user, token_id=token_id)
+    services.account_token_revoke(token=token, now=timezone.now())
+    return redirect("account-tokens")
