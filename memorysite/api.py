@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views.defaults import page_not_found
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
@@ -24,6 +25,7 @@ from rest_framework.views import APIView as DrfAPIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memorysite.idempotency import IdempotentAutoSchema, IdempotentViewMixin
+from memorysite.json_body import NOT_FINITE
 
 NOT_FOUND = "Not found."
 UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
@@ -59,10 +61,22 @@ def exception_handler(exc, context):
         )
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, exceptions.ValidationError):
-        errors = flatten_errors(exc.detail)
-        summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
-        response.data = {"detail": summary, "errors": errors}
+        response.data = validation_body(exc.detail)
     return response
+
+
+def validation_body(detail) -> dict:
+    """The 400 body of a validation error: `detail` summarises `errors` ("field: rule; …")."""
+    errors = flatten_errors(detail)
+    summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
+    return {"detail": summary, "errors": errors}
+
+
+def not_found(request, exception):
+    """handler404: a path nothing serves is JSON under /api/ (what API clients parse), the page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": NOT_FOUND}, status=404)
+    return page_not_found(request, exception)
 
 
 class APIView(IdempotentViewMixin, DrfAPIView):
@@ -70,6 +84,12 @@ class APIView(IdempotentViewMixin, DrfAPIView):
     (memorysite/idempotency.py), documented in the schema."""
 
     schema = IdempotentAutoSchema()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # A path parameter holding NUL names nothing the database can store: not found, not a query error.
+        if any("\x00" in value for value in kwargs.values() if isinstance(value, str)):
+            raise exceptions.NotFound(NOT_FOUND)
 
 
 class StrictSerializer(serializers.Serializer):
@@ -201,7 +221,7 @@ class NumberField(serializers.Field):
         if isinstance(data, bool) or not isinstance(data, int | float):
             self.fail_rule("must be a number")
         if not math.isfinite(data):
-            self.fail_rule("must be a finite number")
+            self.fail_rule(NOT_FINITE)
         if self.greater_than is not None and not data > self.greater_than:
             self.fail_rule(f"must be > {self.greater_than}")
         if self.at_least is not None and not data >= self.at_least:
