@@ -195,6 +195,9 @@ def _reject_line_breaks(value: str) -> None:
         raise serializers.ValidationError("must be a single line")
 
 
+INTEGER_COLUMN_MAX = 2**31 - 1  # PostgreSQL's integer (Django's IntegerField, PositiveIntegerField)
+
+
 def bounded_int(low: int, high: int | None = None, **kwargs) -> serializers.IntegerField:
     rule = f"must be between {low} and {high}" if high is not None else f"must be at least {low}"
     return serializers.IntegerField(
@@ -292,9 +295,43 @@ class NumberFieldSchema(OpenApiSerializerFieldExtension):
 # -- pagination ------------------------------------------------------------------------------------
 
 
+PAGE_MAX_LIMIT = 500
+OFFSET_MAX = 2**63 - 1  # PostgreSQL's OFFSET is a bigint
+
+
+class PageQuery(StrictSerializer):
+    """The pagination's query parameters; a list view's own query serializer extends it."""
+
+    limit = bounded_int(1, PAGE_MAX_LIMIT, required=False)
+    offset = bounded_int(0, OFFSET_MAX, required=False)
+
+
 class Page(LimitOffsetPagination):
+    """`?limit=&offset=`, refused with a 400 naming the parameter when out of range (DRF's own falls
+    back to the defaults on a negative, empty or malformed value)."""
+
     default_limit = 100
-    max_limit = 500
+    max_limit = PAGE_MAX_LIMIT
+
+    def get_limit(self, request):
+        return self._query(request).get("limit", self.default_limit)
+
+    def get_offset(self, request):
+        return self._query(request).get("offset", 0)
+
+    def _query(self, request) -> dict:
+        names = (self.limit_query_param, self.offset_query_param)
+        query = PageQuery(data={name: request.query_params[name] for name in names if name in request.query_params})
+        query.is_valid(raise_exception=True)
+        return query.validated_data
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {self.limit_query_param: (1, self.max_limit), self.offset_query_param: (0, OFFSET_MAX)}
+        for parameter in parameters:
+            low, high = bounds[parameter["name"]]
+            parameter["schema"].update(minimum=low, maximum=high)
+        return parameters
 
     def get_paginated_response_schema(self, schema):
         # DRF writes OpenAPI 3.0's `nullable`; the schema is 3.1, where null is a type.
