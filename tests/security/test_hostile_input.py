@@ -512,14 +512,23 @@ CRAFTED = [
         "results.sharpe_ratio",
         NOT_FINITE,
     ),
-    ("POST", "/api/v1/research/experiments/", "context", {**CONTEXT, "x": INFINITY}, "context.x", NOT_FINITE),
+    ("POST", "/api/v1/research/experiments/", "context", {**CONTEXT, "x": "\ud800"}, "context.x", LONE_SURROGATE),
     ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "marks", {"\ud800": 1}, "marks", LONE_SURROGATE_IN_KEY),
-    ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "equity_usd", INFINITY, "equity_usd", NOT_FINITE),
+    (
+        "POST",
+        "/api/v1/deployments/{deployment_id}/ticks/",
+        "proposed_action",
+        {"kind": "hold", "reason": "\udc00"},
+        "proposed_action.reason",
+        LONE_SURROGATE,
+    ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("method", "path", "field", "value", "named", "rule"), CRAFTED, ids=[f"{c[1]}:{c[4]}:{c[5][:9]}" for c in CRAFTED]
+    ("method", "path", "field", "value", "named", "rule"),
+    CRAFTED,
+    ids=[f"{c[1]}:{c[4]}:{'1e309' if c[5] == NOT_FINITE else 'surrogate'}" for c in CRAFTED],
 )
 def test_the_crafted_json_of_the_issue_is_a_400_naming_the_field(me, method, path, field, value, named, rule):
     """The cases of issue 16 as sent (escapes in the raw body): a 500 each (DataError; the rendering of a marks
