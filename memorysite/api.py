@@ -9,7 +9,7 @@ dotted path (`positions.1.size`), each a list of rules the value broke:
 from __future__ import annotations
 
 import datetime
-import math
+import sys
 from collections.abc import Mapping
 
 from django.core.exceptions import RequestDataTooBig
@@ -223,7 +223,7 @@ class NumberField(serializers.Field):
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int | float):
             self.fail_rule("must be a number")
-        if not math.isfinite(data):
+        if not abs(data) <= sys.float_info.max:  # inf, NaN, or an integer beyond a double (400 digits)
             self.fail_rule(NOT_FINITE)
         if self.greater_than is not None and not data > self.greater_than:
             self.fail_rule(f"must be > {self.greater_than}")

@@ -30,6 +30,9 @@ def test_it_parses_ordinary_json_and_keeps_valid_surrogate_pairs():
     assert parse_json(b'{"a": [1, 2.5, "x"], "b": null}') == {"a": [1, 2.5, "x"], "b": None}
     assert parse_json(b'{"emoji": "\\ud83d\\ude00"}') == {"emoji": "\U0001f600"}  # a pair is one character
     assert parse_json(nested(MAX_JSON_DEPTH).encode()) is not None
+    assert parse_json(b'{"path": "C:\\\\ud800"}') == {"path": "C:\\ud800"}  # an escaped backslash, then text
+    assert parse_json(b'{"brackets": "[[[[{{{{"}') == {"brackets": "[[[[{{{{"}  # inside strings: not nesting
+    assert parse_json(("1" + "0" * 400).encode()) == 10**400  # an integer stays exact (NumberField bounds it)
 
 
 @pytest.mark.parametrize(
@@ -60,6 +63,7 @@ def test_nesting_deeper_than_the_limit_is_a_parse_error_naming_it(raw):
         ('{"metadata": {"x": 1e309}}', {"metadata.x": [NOT_FINITE]}),
         ('{"results": {"sharpe_ratio": -1e400}}', {"results.sharpe_ratio": [NOT_FINITE]}),
         ("[1, 2, 1e309]", {"2": [NOT_FINITE]}),
+        ('{"x": 1' + "0" * 300 + "e10}", {"x": [NOT_FINITE]}),  # no three-digit exponent, still inf
     ],
 )
 def test_lone_surrogates_and_infinite_numbers_are_refused_naming_the_field(raw, expected):
