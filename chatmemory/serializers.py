@@ -5,7 +5,7 @@ from rest_framework import serializers
 from chatmemory.facts import FACT_MAX_CHARS, TOPIC_MAX_CHARS
 from chatmemory.models import ArchivedReason, FactConfidence, UserFact
 from chatmemory.prompt import MODES
-from memorysite.api import StrictSerializer, bounded_int, choice, text
+from memorysite.api import PageQuery, StrictSerializer, bounded_int, choice, text
 
 
 class FactOutput(serializers.ModelSerializer):
@@ -38,11 +38,9 @@ class FactArchiveInput(StrictSerializer):
     )
 
 
-class FactListQuery(StrictSerializer):
+class FactListQuery(PageQuery):
     archived = choice(["false", "true", "all"], required=False, default="false")
     topic = text(max_length=TOPIC_MAX_CHARS, required=False)
-    limit = bounded_int(1, 500, required=False)  # the pagination's (memorysite.api.Page)
-    offset = bounded_int(0, required=False)
 
 
 class ChatMessage(StrictSerializer):

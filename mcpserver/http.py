@@ -15,14 +15,18 @@ import threading
 
 import anyio
 from asgiref.sync import async_to_sync
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.types import PARSE_ERROR
+from rest_framework import exceptions
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
 from mcpserver.server import principal_var, server
 from mcpserver.tools import Principal
+from memorysite.api import validation_body
+from memorysite.json_body import parse_json
 
 
 def asgi_scope(request) -> dict:
@@ -95,6 +99,13 @@ class McpView(APIView):
 
     @extend_schema(exclude=True)
     def post(self, request):
+        # The API's JSON rules first: the SDK's json.loads has no depth limit (a deep body was a 500).
+        try:
+            parse_json(request._request.body)
+        except (exceptions.ParseError, exceptions.ValidationError) as exc:
+            detail = exc.detail if isinstance(exc, exceptions.ParseError) else validation_body(exc.detail)["detail"]
+            error = {"code": PARSE_ERROR, "message": f"Parse error: {detail}"}
+            return JsonResponse({"jsonrpc": "2.0", "id": "server-error", "error": error}, status=400)
         return self._mcp(request)
 
     @extend_schema(exclude=True)

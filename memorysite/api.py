@@ -9,13 +9,14 @@ dotted path (`positions.1.size`), each a list of rules the value broke:
 from __future__ import annotations
 
 import datetime
-import math
+import sys
 from collections.abc import Mapping
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views.defaults import page_not_found
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
@@ -24,6 +25,7 @@ from rest_framework.views import APIView as DrfAPIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memorysite.idempotency import IdempotentAutoSchema, IdempotentViewMixin
+from memorysite.json_body import NOT_FINITE
 
 NOT_FOUND = "Not found."
 UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
@@ -59,10 +61,22 @@ def exception_handler(exc, context):
         )
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, exceptions.ValidationError):
-        errors = flatten_errors(exc.detail)
-        summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
-        response.data = {"detail": summary, "errors": errors}
+        response.data = validation_body(exc.detail)
     return response
+
+
+def validation_body(detail) -> dict:
+    """The 400 body of a validation error: `detail` summarises `errors` ("field: rule; …")."""
+    errors = flatten_errors(detail)
+    summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
+    return {"detail": summary, "errors": errors}
+
+
+def not_found(request, exception):
+    """handler404: a path nothing serves is JSON under /api/ (what API clients parse), the page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": NOT_FOUND}, status=404)
+    return page_not_found(request, exception)
 
 
 class APIView(IdempotentViewMixin, DrfAPIView):
@@ -70,6 +84,12 @@ class APIView(IdempotentViewMixin, DrfAPIView):
     (memorysite/idempotency.py), documented in the schema."""
 
     schema = IdempotentAutoSchema()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # A path parameter holding NUL names nothing the database can store: not found, not a query error.
+        if any("\x00" in value for value in kwargs.values() if isinstance(value, str)):
+            raise exceptions.NotFound(NOT_FOUND)
 
 
 class StrictSerializer(serializers.Serializer):
@@ -175,6 +195,9 @@ def _reject_line_breaks(value: str) -> None:
         raise serializers.ValidationError("must be a single line")
 
 
+INTEGER_COLUMN_MAX = 2**31 - 1  # PostgreSQL's integer (Django's IntegerField, PositiveIntegerField)
+
+
 def bounded_int(low: int, high: int | None = None, **kwargs) -> serializers.IntegerField:
     rule = f"must be between {low} and {high}" if high is not None else f"must be at least {low}"
     return serializers.IntegerField(
@@ -200,8 +223,8 @@ class NumberField(serializers.Field):
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int | float):
             self.fail_rule("must be a number")
-        if not math.isfinite(data):
-            self.fail_rule("must be a finite number")
+        if not abs(data) <= sys.float_info.max:  # inf, NaN, or an integer beyond a double (400 digits)
+            self.fail_rule(NOT_FINITE)
         if self.greater_than is not None and not data > self.greater_than:
             self.fail_rule(f"must be > {self.greater_than}")
         if self.at_least is not None and not data >= self.at_least:
@@ -272,9 +295,43 @@ class NumberFieldSchema(OpenApiSerializerFieldExtension):
 # -- pagination ------------------------------------------------------------------------------------
 
 
+PAGE_MAX_LIMIT = 500
+OFFSET_MAX = 2**63 - 1  # PostgreSQL's OFFSET is a bigint
+
+
+class PageQuery(StrictSerializer):
+    """The pagination's query parameters; a list view's own query serializer extends it."""
+
+    limit = bounded_int(1, PAGE_MAX_LIMIT, required=False)
+    offset = bounded_int(0, OFFSET_MAX, required=False)
+
+
 class Page(LimitOffsetPagination):
+    """`?limit=&offset=`, refused with a 400 naming the parameter when out of range (DRF's own falls
+    back to the defaults on a negative, empty or malformed value)."""
+
     default_limit = 100
-    max_limit = 500
+    max_limit = PAGE_MAX_LIMIT
+
+    def get_limit(self, request):
+        return self._query(request).get("limit", self.default_limit)
+
+    def get_offset(self, request):
+        return self._query(request).get("offset", 0)
+
+    def _query(self, request) -> dict:
+        names = (self.limit_query_param, self.offset_query_param)
+        query = PageQuery(data={name: request.query_params[name] for name in names if name in request.query_params})
+        query.is_valid(raise_exception=True)
+        return query.validated_data
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {self.limit_query_param: (1, self.max_limit), self.offset_query_param: (0, OFFSET_MAX)}
+        for parameter in parameters:
+            low, high = bounds[parameter["name"]]
+            parameter["schema"].update(minimum=low, maximum=high)
+        return parameters
 
     def get_paginated_response_schema(self, schema):
         # DRF writes OpenAPI 3.0's `nullable`; the schema is 3.1, where null is a type.

@@ -237,7 +237,7 @@ REST_FRAMEWORK = {
         "rest_framework.permissions.IsAuthenticated",
         "ledger.auth.RunnerTokenScope",  # a runner token reaches only its own deployment's runner endpoints
     ],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["memorysite.json_body.JSONParser"],  # DRF's, plus depth, surrogate and 1e309 rules
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "memorysite.api.exception_handler",

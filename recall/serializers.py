@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from memorysite.api import NumberField, StrictSerializer, bounded_int, choice, reject_nul_in_json, text
+from memorysite.api import NumberField, PageQuery, StrictSerializer, bounded_int, choice, reject_nul_in_json, text
 from recall.models import (
     DOCUMENT_MAX_CHARS,
     PATH_MAX,
@@ -84,11 +84,9 @@ class DocumentOutput(serializers.ModelSerializer):
         return "deployment" if document.deployment_id else "owner"
 
 
-class DocumentListQuery(StrictSerializer):
+class DocumentListQuery(PageQuery):
     source = choice(DocumentSource, required=False)
     deployment_id = bounded_int(1, required=False)
-    limit = bounded_int(1, 500, required=False)
-    offset = bounded_int(0, required=False)
 
 
 class SearchInput(StrictSerializer):
@@ -179,10 +177,8 @@ class JournalOutput(serializers.ModelSerializer):
         fields = ["id", "deployment_id", "kind", "content", "run_id", "snapshot_id", "path", "created_at"]
 
 
-class JournalListQuery(StrictSerializer):
+class JournalListQuery(PageQuery):
     deployment_id = bounded_int(1, required=False)
-    limit = bounded_int(1, 500, required=False)
-    offset = bounded_int(0, required=False)
 
 
 class ProposalInput(StrictSerializer):
@@ -206,7 +202,5 @@ class ProposalOutput(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
-class ProposalListQuery(StrictSerializer):
+class ProposalListQuery(PageQuery):
     status = choice(["pending", "approved", "rejected"], required=False)
-    limit = bounded_int(1, 500, required=False)
-    offset = bounded_int(0, required=False)

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from memorysite.api import StrictSerializer, bounded_int
+from memorysite.api import INTEGER_COLUMN_MAX, StrictSerializer, bounded_int
 from reflection.models import ReflectionNote
 
 
@@ -51,4 +51,6 @@ class LessonsABOutput(serializers.Serializer):
 
 
 class LessonsABQuery(StrictSerializer):
-    version = bounded_int(1, required=False, help_text="Only this skill version (default: all versions).")
+    version = bounded_int(  # a skill version is an integer column: a larger one names no version
+        1, INTEGER_COLUMN_MAX, required=False, help_text="Only this skill version (default: all versions)."
+    )

@@ -2,7 +2,16 @@
 
 from rest_framework import serializers
 
-from memorysite.api import AwareDateTimeField, StrictSerializer, boolean, bounded_int, choice, reject_nul_in_json, text
+from memorysite.api import (
+    AwareDateTimeField,
+    PageQuery,
+    StrictSerializer,
+    boolean,
+    bounded_int,
+    choice,
+    reject_nul_in_json,
+    text,
+)
 from research.core import DEFAULT_HISTORY, MAX_HISTORY
 from research.models import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS, CapabilityRequest, Experiment, Hypothesis
 
@@ -125,25 +134,19 @@ class RecordedOutput(serializers.Serializer):
     hypotheses_updated = HypothesisOutput(many=True)
 
 
-class ExperimentListQuery(StrictSerializer):
+class ExperimentListQuery(PageQuery):
     indicator = text(max_length=50, required=False)
     timeframe = text(max_length=16, required=False)
     symbol = text(max_length=32, required=False)
     verdict = choice(VERDICTS, required=False)
-    limit = bounded_int(1, 500, required=False)
-    offset = bounded_int(0, required=False)
 
 
-class StatusQuery(StrictSerializer):
+class StatusQuery(PageQuery):
     status = choice(HYPOTHESIS_STATUSES, required=False)
-    limit = bounded_int(1, 500, required=False)
-    offset = bounded_int(0, required=False)
 
 
-class RequestQuery(StrictSerializer):
+class RequestQuery(PageQuery):
     status = choice(REQUEST_STATUSES, required=False)
-    limit = bounded_int(1, 500, required=False)
-    offset = bounded_int(0, required=False)
 
 
 class HypothesisUpdateInput(StrictSerializer):

@@ -4,7 +4,7 @@ from decimal import ROUND_HALF_EVEN
 
 from rest_framework import serializers
 
-from memorysite.api import StrictSerializer, bounded_int, choice, reject_nul_in_json, text
+from memorysite.api import PageQuery, StrictSerializer, bounded_int, choice, reject_nul_in_json, text
 from signals.memory import DATE_FORMATS, DEFAULT_LIMIT, DEFAULT_MAX_LENGTH, MAX_SIGNALS
 from signals.models import AGENT_NAME_MAX, DIRECTIONS, KEY_DRIVERS_MAX, Market, SignalEvolutionEvent
 
@@ -127,7 +127,5 @@ class MemoryQuery(StrictSerializer):
         return names
 
 
-class EvolutionQuery(StrictSerializer):
+class EvolutionQuery(PageQuery):
     agent = text(max_length=AGENT_NAME_MAX, required=False)
-    limit = bounded_int(1, 500, required=False)  # the pagination's (memorysite.api.Page)
-    offset = bounded_int(0, required=False)

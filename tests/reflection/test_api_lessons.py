@@ -101,8 +101,10 @@ def test_ab_figures_filter_by_version(owner_api, deployment, note):
 @pytest.mark.parametrize(
     ("query", "field", "message"),
     [
-        ("version=0", "version", "must be at least 1"),
+        ("version=0", "version", "must be between 1 and 2147483647"),
         ("version=abc", "version", "must be an integer"),
+        # issue 16: beyond the integer column (was a 200 echoing the number)
+        ("version=99999999999999999999", "version", "must be between 1 and 2147483647"),
         ("versoin=1", "versoin", "unknown field"),
     ],
 )

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from ledger.models import RunnerToken
 from memorysite.api import CONTROL_CHARACTERS, NUL_IN_JSON, UNKNOWN_FIELD, AwareDateTimeField
+from memorysite.json_body import LONE_SURROGATE, LONE_SURROGATE_IN_KEY, MAX_JSON_DEPTH, NOT_FINITE, TOO_DEEP
 from tests.factories import PASSWORD
 from tests.openapi import openapi_schema
 from tests.security.world import CONTEXT, TICK_AT, Trader, make_trader, row_counts
@@ -465,11 +466,137 @@ def test_nan_and_infinity_are_a_400(me, key):
     assert_unchanged(before)
 
 
+# -- crafted JSON (issue 16): each was a 500 ------------------------------------------------------------
+
+INFINITY = "<1e309>"  # json.dumps writes inf as Infinity: this placeholder becomes 1e309 in the raw body
+
+
+def raw_json(body) -> str:
+    """The body as sent: lone surrogates as their escapes (json.dumps writes \\ud800), INFINITY as 1e309."""
+    return json.dumps(body).replace(json.dumps(INFINITY), "1e309")
+
+
+@cases(lambda case: case.body is not None)
+def test_json_nested_deeper_than_the_limit_is_a_400_naming_it(me, key):
+    method, _ = key
+    case = CASES[key]
+    before = row_counts()
+    deep = {"x": json.loads("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)}  # one level below the body
+    for raw in ('{"a":' * 5000, json.dumps({**case.body(me), **deep})):
+        response = me.client.generic(method, case.url(me), raw, content_type="application/json")
+        assert (response.status_code, response.json()) == (400, {"detail": TOO_DEEP})
+    assert_unchanged(before)
+
+
+@cases(lambda case: case.body is not None)
+def test_a_lone_surrogate_or_an_infinite_number_anywhere_in_a_body_is_a_400_naming_the_field(me, key):
+    """In the case's free-form JSON, else its text field, else a key of its own: the body's rules come first,
+    so the field is named even where the serializer would not know it."""
+    method, _ = key
+    case = CASES[key]
+    before = row_counts()
+    for value, rule in (("fine\ud800text", LONE_SURROGATE), ("\udfff", LONE_SURROGATE), (INFINITY, NOT_FINITE)):
+        if case.json_field:
+            path, body = f"{case.json_field}.x", {**case.body(me), case.json_field: {"x": value}}
+        elif case.text:
+            path, body = case.text, set_path(case.body(me), case.text, value)
+        else:
+            path, body = "x", {**case.body(me), "x": value}
+        response = me.client.generic(method, case.url(me), raw_json(body), content_type="application/json")
+        assert (response.status_code, response.json()) == (400, {"detail": f"{path}: {rule}", "errors": {path: [rule]}})
+    assert_unchanged(before)
+
+
+CRAFTED = [
+    ("POST", "/api/v1/signals/", "metadata", {"x": "\ud800"}, "metadata.x", LONE_SURROGATE),
+    ("POST", "/api/v1/signals/", "metadata", {"x": INFINITY}, "metadata.x", NOT_FINITE),
+    ("POST", "/api/v1/recall/documents/", "metadata", {"x": ["\ud800"]}, "metadata.x.0", LONE_SURROGATE),
+    ("POST", "/api/v1/recall/documents/", "metadata", {"x": INFINITY}, "metadata.x", NOT_FINITE),
+    ("POST", "/api/v1/research/experiments/", "results", {"notes": "\ud800"}, "results.notes", LONE_SURROGATE),
+    ("POST", "/api/v1/research/experiments/", "results", {"\ud800": 1}, "results", LONE_SURROGATE_IN_KEY),
+    (
+        "POST",
+        "/api/v1/research/experiments/",
+        "results",
+        {"sharpe_ratio": INFINITY},
+        "results.sharpe_ratio",
+        NOT_FINITE,
+    ),
+    ("POST", "/api/v1/research/experiments/", "context", {**CONTEXT, "x": "\ud800"}, "context.x", LONE_SURROGATE),
+    ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "marks", {"\ud800": 1}, "marks", LONE_SURROGATE_IN_KEY),
+    (
+        "POST",
+        "/api/v1/deployments/{deployment_id}/ticks/",
+        "proposed_action",
+        {"kind": "hold", "reason": "\udc00"},
+        "proposed_action.reason",
+        LONE_SURROGATE,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "field", "value", "named", "rule"),
+    CRAFTED,
+    ids=[f"{c[1]}:{c[4]}:{'1e309' if c[5] == NOT_FINITE else 'surrogate'}" for c in CRAFTED],
+)
+def test_the_crafted_json_of_the_issue_is_a_400_naming_the_field(me, method, path, field, value, named, rule):
+    """The cases of issue 16 as sent (escapes in the raw body): a 500 each (DataError; the rendering of a marks
+    key's validation error; jsonb's `Token "Infinity"`)."""
+    case = CASES[(method, path)]
+    before = row_counts()
+    raw = raw_json({**case.body(me), field: value})
+    response = me.client.generic(method, case.url(me), raw, content_type="application/json")
+    assert (response.status_code, response.json()) == (400, {"detail": f"{named}: {rule}", "errors": {named: [rule]}})
+    assert_unchanged(before)
+
+
+def test_a_nul_in_a_path_parameter_is_not_found(me):
+    """Every text path parameter of the schema (ids like exp_1, H_001, tool names): NUL was a 500 (DataError)."""
+    schema = openapi_schema()
+    checked = []
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            texts = [
+                parameter["name"]
+                for parameter in operation.get("parameters", [])
+                if parameter["in"] == "path" and parameter["schema"] == {"type": "string"}
+            ]
+            if not path.startswith("/api/v1/") or not texts or method not in ("get", *WRITE_METHODS):
+                continue
+            case = CASES.get((method.upper(), path))
+            url = path
+            for name in texts:
+                url = url.replace(f"{{{name}}}", "%00")
+            before = row_counts()
+            response = send(me.client, method.upper(), url, case.body(me) if case and case.body else None)
+            assert (response.status_code, response.json()) == (404, NOT_FOUND), (method, path)
+            assert_unchanged(before)
+            checked.append(f"{method.upper()} {path}")
+    assert {
+        "GET /api/v1/research/experiments/{experiment_id}/",
+        "PATCH /api/v1/research/hypotheses/{hypothesis_id}/",
+    } <= set(checked)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/nope/", "/api/v1/skills/1/nope/", "/api/nope", "/api/"])
+def test_an_unknown_api_path_is_a_json_404(me, path):
+    for client in (me.client, APIClient()):
+        for method in ("GET", "POST", "DELETE"):
+            response = send(client, method, path)
+            assert response.status_code == 404, (method, path)
+            assert response["Content-Type"] == "application/json"
+            assert response.json() == NOT_FOUND
+    page = Client().get("/nope/")  # elsewhere, the page
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
+
+
 NUMBERS = [
     ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "equity_usd", -1, "must be >= 0"),
     ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "positions.0.size", -0.01, "must be > 0"),
     ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "positions.0.mark_price", 0, "must be > 0"),
     ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "equity_usd", "NaN", "must be a number"),
+    ("POST", "/api/v1/deployments/{deployment_id}/ticks/", "equity_usd", 10**400, NOT_FINITE),  # digits: was a 500
     ("POST", "/api/v1/deployments/{deployment_id}/fills/", "fees_usd", -1.5, "must be >= 0"),
     ("POST", "/api/v1/deployments/{deployment_id}/fills/", "fees_usd", "Infinity", "must be a number"),
     ("POST", "/api/v1/skills/", "recent_trades_k", -1, "must be between 1 and 30"),
@@ -483,7 +610,7 @@ NUMBERS = [
 
 
 @pytest.mark.parametrize(
-    ("method", "path", "field", "value", "rule"), NUMBERS, ids=[f"{n[1]}:{n[2]}={n[3]}" for n in NUMBERS]
+    ("method", "path", "field", "value", "rule"), NUMBERS, ids=[f"{n[1]}:{n[2]}={str(n[3])[:12]}" for n in NUMBERS]
 )
 def test_negative_quantities_and_non_finite_numbers_are_a_400_naming_the_field(me, method, path, field, value, rule):
     case = CASES[(method, path)]
