@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
-from django.http import Http404, JsonResponse
-from django.views.defaults import page_not_found
+from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
@@ -70,13 +69,6 @@ def validation_body(detail) -> dict:
     errors = flatten_errors(detail)
     summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
     return {"detail": summary, "errors": errors}
-
-
-def not_found(request, exception):
-    """handler404: a path nothing serves is JSON under /api/ (what API clients parse), the page elsewhere."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": NOT_FOUND}, status=404)
-    return page_not_found(request, exception)
 
 
 class APIView(IdempotentViewMixin, DrfAPIView):

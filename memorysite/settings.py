@@ -110,6 +110,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "memorysite.middleware.RequestBodyLimitMiddleware",
+    "memorysite.middleware.ApiNotFoundMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy and Permissions-Policy on every response; invisible characters in a page
     # shown as visible marks (memorysite/browser.py).

@@ -49,5 +49,3 @@ urlpatterns = [
     path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
     re_path(r"^mcp/?$", McpView.as_view(), name="mcp"),  # MCP clients are configured with or without the slash
 ]
-
-handler404 = "memorysite.api.not_found"  # unknown /api/ paths answer JSON, like the API's own 404s
