@@ -7,6 +7,11 @@ stateless JSON-response mode (a fresh transport per request, no session, one JSO
 the request as an ASGI app driven by asgiref's `async_to_sync` from this thread: tool calls hop back
 onto this thread (`sync_to_async(thread_sensitive=True)`), so they use this request's connection and
 transaction (mcpserver.tools checks it).
+
+Only POST is served. GET would open the optional server-to-client event stream, which a stateless
+server has nothing to send on: the SDK held it open for ever, pinning a thread and the request's
+transaction. GET and DELETE (no session to end) are 405 with `Allow`, as the MCP spec allows. A POST is
+answered within MCP_REQUEST_TIMEOUT_S or given up with a 503.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import threading
 
 import anyio
 from asgiref.sync import async_to_sync
-from django.http import HttpResponse
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
 from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from rest_framework.permissions import IsAuthenticated
@@ -70,8 +76,9 @@ async def _serve(principal: Principal, scope: dict, body: bytes) -> tuple[int, l
 
     # Stateless: one manager (and one transport) per request; run() may be entered once per manager.
     manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
-    async with manager.run():
-        await manager.handle_request(scope, receive, send)
+    with anyio.fail_after(settings.MCP_REQUEST_TIMEOUT_S):
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
     return sent["status"], sent["headers"], b"".join(sent["body"])
 
 
@@ -83,24 +90,19 @@ class McpView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes: list = []  # the SDK reads the raw body
 
-    def _mcp(self, request):
+    @extend_schema(exclude=True)
+    def post(self, request):
         principal = Principal.of(request.user, request.auth, request_thread=threading.get_ident())
-        status, headers, body = async_to_sync(_serve)(principal, asgi_scope(request._request), request._request.body)
+        try:
+            status, headers, body = async_to_sync(_serve)(
+                principal, asgi_scope(request._request), request._request.body
+            )
+        except TimeoutError:
+            detail = f"the MCP request did not finish within {settings.MCP_REQUEST_TIMEOUT_S} s"
+            return JsonResponse({"detail": detail}, status=503)
         response = HttpResponse(body, status=status)
         for name, value in headers:
             key = name.decode("latin-1")
             if key.lower() != "content-length":
                 response[key] = value.decode("latin-1")
         return response
-
-    @extend_schema(exclude=True)
-    def post(self, request):
-        return self._mcp(request)
-
-    @extend_schema(exclude=True)
-    def get(self, request):
-        return self._mcp(request)
-
-    @extend_schema(exclude=True)
-    def delete(self, request):
-        return self._mcp(request)
