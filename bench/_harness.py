@@ -104,14 +104,18 @@ def ratio_line(label: str, value: float, goal: float, unit: str = "") -> str:
 
 
 def copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
-    """COPY rows into table on Django's connection; returns how many were written."""
-    from django.db import connection
+    """COPY rows into table on Django's connection; returns how many were written.
+
+    Seeding a large state is one long statement: it lifts the service's statement_timeout for itself."""
+    from django.db import connection, transaction
 
     n = 0
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-            n += 1
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = 0")
+        with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+                n += 1
     return n
 
 

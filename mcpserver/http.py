@@ -7,6 +7,11 @@ stateless JSON-response mode (a fresh transport per request, no session, one JSO
 the request as an ASGI app driven by asgiref's `async_to_sync` from this thread: tool calls hop back
 onto this thread (`sync_to_async(thread_sensitive=True)`), so they use this request's connection and
 transaction (mcpserver.tools checks it).
+
+Only POST is served. GET would open the optional server-to-client event stream, which a stateless
+server has nothing to send on: the SDK held it open for ever, pinning a thread and the request's
+transaction. GET and DELETE (no session to end) are 405 with `Allow`, as the MCP spec allows. A POST is
+answered within MCP_REQUEST_TIMEOUT_S or given up with a 503.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import threading
 
 import anyio
 from asgiref.sync import async_to_sync
+from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -74,8 +80,9 @@ async def _serve(principal: Principal, scope: dict, body: bytes) -> tuple[int, l
 
     # Stateless: one manager (and one transport) per request; run() may be entered once per manager.
     manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
-    async with manager.run():
-        await manager.handle_request(scope, receive, send)
+    with anyio.fail_after(settings.MCP_REQUEST_TIMEOUT_S):
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
     return sent["status"], sent["headers"], b"".join(sent["body"])
 
 
@@ -87,16 +94,6 @@ class McpView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes: list = []  # the SDK reads the raw body
 
-    def _mcp(self, request):
-        principal = Principal.of(request.user, request.auth, request_thread=threading.get_ident())
-        status, headers, body = async_to_sync(_serve)(principal, asgi_scope(request._request), request._request.body)
-        response = HttpResponse(body, status=status)
-        for name, value in headers:
-            key = name.decode("latin-1")
-            if key.lower() != "content-length":
-                response[key] = value.decode("latin-1")
-        return response
-
     @extend_schema(exclude=True)
     def post(self, request):
         # The API's JSON rules first: the SDK's json.loads has no depth limit (a deep body was a 500).
@@ -106,12 +103,17 @@ class McpView(APIView):
             detail = exc.detail if isinstance(exc, exceptions.ParseError) else validation_body(exc.detail)["detail"]
             error = {"code": PARSE_ERROR, "message": f"Parse error: {detail}"}
             return JsonResponse({"jsonrpc": "2.0", "id": "server-error", "error": error}, status=400)
-        return self._mcp(request)
-
-    @extend_schema(exclude=True)
-    def get(self, request):
-        return self._mcp(request)
-
-    @extend_schema(exclude=True)
-    def delete(self, request):
-        return self._mcp(request)
+        principal = Principal.of(request.user, request.auth, request_thread=threading.get_ident())
+        try:
+            status, headers, body = async_to_sync(_serve)(
+                principal, asgi_scope(request._request), request._request.body
+            )
+        except TimeoutError:
+            detail = f"the MCP request did not finish within {settings.MCP_REQUEST_TIMEOUT_S} s"
+            return JsonResponse({"detail": detail}, status=503)
+        response = HttpResponse(body, status=status)
+        for name, value in headers:
+            key = name.decode("latin-1")
+            if key.lower() != "content-length":
+                response[key] = value.decode("latin-1")
+        return response

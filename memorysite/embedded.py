@@ -41,6 +41,11 @@ POSTGRES_USER = "postgres"  # the owner role: migrations and maintenance (DATABA
 # The role the service connects as: no superuser, no BYPASSRLS, owns nothing, so row-level
 # security applies to every query it makes (access/ installs the grants and policies).
 APP_USER = "memory_app"
+# The app role's limits for any session (ALTER ROLE at every start): a statement runs at most 30 s and a
+# transaction sits idle at most 2 minutes (the chat waits on the model inside its request's). The
+# service's own connections set them from settings (DATABASE_*_TIMEOUT_MS), these are their defaults.
+APP_STATEMENT_TIMEOUT_MS = 30_000
+APP_IDLE_IN_TRANSACTION_TIMEOUT_MS = 120_000
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
 
@@ -336,7 +341,7 @@ class _Postgres(_Server):
         self.pgdata.chmod(0o700)
 
     def ready(self) -> None:
-        """The database and the app role exist (also on a server an older checkout started)."""
+        """The database and the app role, with its limits, exist (also on a server an older checkout started)."""
         import psycopg
 
         with psycopg.connect(migrate_database_url(self.paths.data_dir, "postgres"), autocommit=True) as conn:
@@ -348,6 +353,12 @@ class _Postgres(_Server):
                 conn.execute(
                     f'CREATE ROLE "{APP_USER}" LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOREPLICATION'
                 )
+            limits = {
+                "statement_timeout": APP_STATEMENT_TIMEOUT_MS,
+                "idle_in_transaction_session_timeout": APP_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+            }
+            for name, milliseconds in limits.items():
+                conn.execute(f'ALTER ROLE "{APP_USER}" SET {name} = {milliseconds:d}')
 
     def _log_tail(self) -> str:
         try:

@@ -44,6 +44,15 @@ def env_choice(name: str, choices: tuple[str, ...], default: str, environ: Mappi
     return value
 
 
+def env_int(name: str, default: int, *, minimum: int = 0, environ: Mapping[str, str] = os.environ) -> int:
+    value = env_str(name, None, environ)
+    if value is None:
+        return default
+    if not value.isdigit() or int(value) < minimum:
+        raise ImproperlyConfigured(f"{name}={value!r}: must be a whole number of at least {minimum}")
+    return int(value)
+
+
 def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
     value = env_str(name, None, environ)
     if value is None:

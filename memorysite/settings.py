@@ -17,6 +17,7 @@ from memorysite.env import (
     celery_broker_url,
     env_bool,
     env_choice,
+    env_int,
     env_list,
     env_str,
     parse_database_url,
@@ -109,6 +110,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Reads the whole body (at most 1 MiB) before any transaction begins: none waits on a client.
     "memorysite.middleware.RequestBodyLimitMiddleware",
     "memorysite.middleware.ApiNotFoundMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -123,6 +125,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # One transaction per request, scoped to its trader for row-level security (access/).
     "access.middleware.RequestScopeMiddleware",
+    # A statement cancelled by statement_timeout is a 503 (its transaction rolled back), not a 500.
+    "memorysite.middleware.DatabaseTimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -164,6 +168,26 @@ _database["CONN_MAX_AGE"] = 0
 # With the pool, Django's health checks make it test a connection before handing it out, so after
 # a database restart no request gets a dead one (tests/faults/test_postgres_restart.py).
 _database["CONN_HEALTH_CHECKS"] = True
+# No statement of the service runs longer than this, and no transaction of it sits idle longer than
+# that (its row-security scope set): PostgreSQL cancels the one (a 503, memorysite/middleware.py) and
+# ends the other's session. The embedded server and compose's init give the app role the same defaults
+# for any other session as that role (memorysite/embedded.py, deploy/postgres-init/).
+DATABASE_STATEMENT_TIMEOUT_MS = env_int(
+    "DATABASE_STATEMENT_TIMEOUT_MS", default=embedded.APP_STATEMENT_TIMEOUT_MS, minimum=1
+)
+DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = env_int(
+    "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", default=embedded.APP_IDLE_IN_TRANSACTION_TIMEOUT_MS, minimum=1
+)
+_database["OPTIONS"]["options"] = " ".join(
+    filter(
+        None,
+        [
+            _database["OPTIONS"].get("options", ""),
+            f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS}",
+            f"-c idle_in_transaction_session_timeout={DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS}",
+        ],
+    )
+)
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -223,6 +247,11 @@ PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in _DENIED_FEATURES)
 # Request bodies above this size are refused with 413 before any view runs.
 REQUEST_BODY_LIMIT_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_LIMIT_BYTES
+# gunicorn (memorysite/serving.py) gives a client this long to send a whole request, head and body,
+# and each write of a response this long: a silent or slow client never pins a thread for longer.
+CLIENT_TIMEOUT_S = env_int("CLIENT_TIMEOUT_S", default=15, minimum=1)
+# An MCP request over HTTP (mcpserver/http.py) is answered within this long, or given up with a 503.
+MCP_REQUEST_TIMEOUT_S = env_int("MCP_REQUEST_TIMEOUT_S", default=30, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -20,7 +20,7 @@ def compose():
 def settings_variables() -> set[str]:
     """The environment variables memorysite/settings.py reads (through the env_* helpers)."""
     source = (BASE_DIR / "memorysite/settings.py").read_text()
-    return set(re.findall(r'env_(?:str|bool|list|choice)\("([A-Z_]+)"', source))
+    return set(re.findall(r'env_(?:str|bool|list|choice|int)\(\s*"([A-Z_]+)"', source))
 
 
 def test_it_runs_pgvector_postgres_16_and_redis_7(compose):

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from memorysite.env import (
     celery_broker_url,
     env_bool,
+    env_int,
     env_list,
     env_str,
     parse_database_url,
@@ -95,3 +96,11 @@ def test_env_list_splits_and_refuses_empty_items():
 def test_env_str_strips_and_defaults():
     assert env_str("K", environ={"K": " v "}) == "v"
     assert env_str("K", default="d", environ={"K": ""}) == "d"
+
+
+def test_env_int_reads_a_whole_number_at_least_the_minimum():
+    assert env_int("N", 7, minimum=1, environ={}) == 7
+    assert env_int("N", 7, minimum=1, environ={"N": " 250 "}) == 250
+    for bad in ("0", "-3", "1.5", "5s"):
+        with pytest.raises(ImproperlyConfigured, match=f"N='{bad}': must be a whole number of at least 1"):
+            env_int("N", 7, minimum=1, environ={"N": bad})

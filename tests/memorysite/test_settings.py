@@ -46,6 +46,8 @@ def test_the_production_profile_passes_check_deploy():
         ({"ALLOWED_HOSTS": "a,,b"}, "ALLOWED_HOSTS='a,,b': must be a comma-separated list"),
         ({"DATABASE_URL": "mysql://u@h/db"}, "DATABASE_URL: scheme must be postgres://"),
         ({"REDIS_URL": "http://cache/0"}, "REDIS_URL: scheme must be redis://, rediss:// or unix://"),
+        ({"CLIENT_TIMEOUT_S": "0"}, "CLIENT_TIMEOUT_S='0': must be a whole number of at least 1"),
+        ({"DATABASE_STATEMENT_TIMEOUT_MS": "5s"}, "DATABASE_STATEMENT_TIMEOUT_MS='5s': must be a whole number"),
     ],
 )
 def test_it_fails_loudly_on_a_malformed_environment(overrides, message):
@@ -74,6 +76,10 @@ def test_settings_read_every_documented_variable_and_no_other():
         "EMBEDDINGS_CACHE_DIR",
         "RECALL_BACKEND",
         "AUTH_CLIENT_IP_HEADER",
+        "CLIENT_TIMEOUT_S",
+        "MCP_REQUEST_TIMEOUT_S",
+        "DATABASE_STATEMENT_TIMEOUT_MS",
+        "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
     }
     assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 
