@@ -13,7 +13,9 @@ from access import scope
 
 
 def without_transaction(view):
-    """For views that must answer with the database down (/healthz): no request transaction."""
+    """For views that must answer with the database down (/healthz), or that wait on something slow
+    between their reads and writes (the chat waits on the model): no request transaction. Their
+    statements run in transactions of their own, each in the scope the request's authentication set."""
     view.request_transaction = False
     return view
 
@@ -25,7 +27,10 @@ class RequestScopeMiddleware:
 
     def __call__(self, request):
         if not self._wants_transaction(request):
-            return self.get_response(request)
+            # No transaction here: each one the view begins takes the scope its authentication sets,
+            # and that scope ends with the request.
+            with scope.bound(scope.NONE):
+                return self.get_response(request)
         with scope.entered(scope.NONE):
             user = request.user
             if user.is_authenticated:

@@ -166,6 +166,12 @@ def entered(scope: Scope, using: str = DEFAULT_DB_ALIAS):
         apply(using)
 
 
+def transaction_unless_open(using: str = DEFAULT_DB_ALIAS):
+    """The transaction already open (a request's: no savepoint on the common path), or a new one, for
+    code that also serves views running without a request transaction (`without_transaction`)."""
+    return contextlib.nullcontext() if connections[using].in_atomic_block else transaction.atomic(using=using)
+
+
 def owner_scope(owner, using: str = DEFAULT_DB_ALIAS):
     """`with owner_scope(user):` — one trader's rows, in a transaction (for tasks and commands)."""
     return entered(owner_scope_of(owner), using)

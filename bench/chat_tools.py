@@ -23,7 +23,7 @@ In process (Django set up by the harness on the benchmark database, production s
 
   (a) call_tool(user, "get_skill_performance", {"skill_id": ..., "detail": "full"}): summary from
       the trade_daily_pnl rollup, the last 30 closed trades, the active lessons (SMALL, C30, LARGE);
-  (b) the facts block: chat_system(user=..., mode="coach", touch=False), i.e. facts_for_prompt
+  (b) the facts block: chat_system(user=..., mode="coach"), i.e. facts_for_prompt
       (one indexed read) + compose_chat_system (SMALL, LARGE);
   (c) POST /api/v1/chat/tools/get_skill_performance/ {"detail": "full"} to gunicorn (1 worker x 4
       threads), one keep-alive connection per trader, `--http-rounds` rounds (0 skips it).
@@ -350,11 +350,11 @@ def main(argv=None) -> int:
 
         def facts_block(label: str):
             user = traders[label]["user"]
-            return lambda: chat_system(user=user, mode="coach", touch=False)
+            return lambda: chat_system(user=user, mode="coach")
 
         cases = {  # key: (title, {label: call})
             "(a)": ("get_skill_performance(detail=full)", {label: performance(label) for label in traders}),
-            "(b)": ("facts block: chat_system(touch=False)", {k: facts_block(k) for k in ("SMALL", "LARGE")}),
+            "(b)": ("facts block: chat_system()", {k: facts_block(k) for k in ("SMALL", "LARGE")}),
         }
 
         print("\noutputs, and the SQL statements of one call (CaptureQueriesContext):")

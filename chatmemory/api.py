@@ -9,6 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
+from access.scope import transaction_unless_open
 from chatmemory import chat, selectors, services
 from chatmemory.models import FactSource
 from chatmemory.serializers import (
@@ -192,7 +193,8 @@ class ChatView(APIView):
     def post(self, request):
         data = ChatInput(data=request.data)
         data.is_valid(raise_exception=True)
-        focus = _focus_lines(request.user, data.validated_data.get("focus") or {})
+        with transaction_unless_open():
+            focus = _focus_lines(request.user, data.validated_data.get("focus") or {})
         try:
             turn = chat.chat_turn(
                 user=request.user,

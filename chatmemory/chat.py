@@ -1,14 +1,21 @@
 """The chat coach's turn: compose the system prompt for a trader (facts included) and run the
-Anthropic tool-use loop with the chat tools, executed server-side for that trader."""
+Anthropic tool-use loop with the chat tools, executed server-side for that trader.
+
+A turn waits on the model for seconds to minutes, so it holds no database transaction while it
+does (the chat view runs without a request transaction): the prompt's reads, each tool call and
+the closing bump of the injected facts are short transactions of their own. A tool's write (a fact
+remembered or forgotten) stands even when a later model call fails; the facts are bumped only
+when the turn answers."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from dataclasses import dataclass
 
+from django.db import transaction
 from django.utils import timezone
 
+from access.scope import transaction_unless_open
 from chatmemory import selectors, services
 from chatmemory.prompt import ChatSystemSegments, compose_chat_system
 
@@ -19,13 +26,11 @@ class ChatSystem:
     fact_ids: tuple  # the facts injected, in order
 
 
-def chat_system(*, user, mode: str, focus: tuple[str, ...] = (), touch: bool = False, now: dt.datetime | None = None):
-    """The chat system prompt for `user`. `touch=True` (a real chat turn) bumps last_referenced_at
-    of exactly the injected facts; previews pass False and change nothing."""
+def chat_system(*, user, mode: str, focus: tuple[str, ...] = ()):
+    """The chat system prompt for `user` (a read: previews change nothing; a chat turn that answers
+    bumps last_referenced_at of exactly the injected facts, `fact_ids`)."""
     facts = selectors.facts_for_prompt(user=user)
     segments = compose_chat_system(facts=selectors.fact_lines(facts), mode=mode, focus=focus)
-    if touch:
-        services.facts_touch(fact_ids=[fact.pk for fact in facts], at=now or timezone.now())
     return ChatSystem(segments=segments, fact_ids=tuple(fact.pk for fact in facts))
 
 
@@ -83,7 +88,8 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
     from chatmemory.tools import ToolInputError, ToolNotFound, call_tool, tool_definitions
 
     client = client or anthropic_client()
-    system = chat_system(user=user, mode=mode, focus=focus, touch=True)
+    with transaction_unless_open():
+        system = chat_system(user=user, mode=mode, focus=focus)
     conversation = [dict(message) for message in messages]
     calls: list[ToolCall] = []
     input_tokens = output_tokens = 0
@@ -106,6 +112,8 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
         uses = [block for block in response.content if block.type == "tool_use"]
         if response.stop_reason != "tool_use" or not uses:
             reply = "".join(block.text for block in response.content if block.type == "text")
+            with transaction_unless_open():
+                services.facts_touch(fact_ids=list(system.fact_ids), at=timezone.now())
             return ChatReply(
                 reply, tuple(calls), response.model, response.stop_reason, input_tokens, output_tokens, system.segments
             )
@@ -115,7 +123,8 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
         results = []
         for use in uses:
             try:
-                result = call_tool(user, use.name, use.input)
+                with transaction.atomic():  # a refused call writes nothing
+                    result = call_tool(user, use.name, use.input)
             except ToolNotFound:
                 calls.append(ToolCall(use.name, use.input, None, f"unknown tool {use.name!r}"))
             except ToolInputError as exc:

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from access.middleware import without_transaction
 from chatmemory import api, views
 
 api_urlpatterns = [
@@ -7,7 +8,8 @@ api_urlpatterns = [
     path("facts/<uuid:fact_id>/", api.FactDetailView.as_view(), name="api-fact"),
     path("facts/<uuid:fact_id>/archive/", api.FactArchiveView.as_view(), name="api-fact-archive"),
     path("facts/<uuid:fact_id>/unarchive/", api.FactUnarchiveView.as_view(), name="api-fact-unarchive"),
-    path("chat/", api.ChatView.as_view(), name="api-chat"),
+    # No request transaction: a turn waits on the model (chatmemory/chat.py).
+    path("chat/", without_transaction(api.ChatView.as_view()), name="api-chat"),
     path("chat/tools/", api.ToolListView.as_view(), name="api-chat-tools"),
     path("chat/tools/<str:name>/", api.ToolCallView.as_view(), name="api-chat-tool"),
 ]

@@ -316,8 +316,8 @@ def _preview_url(mode: str) -> str:
 @vary_on_headers("HX-Request")
 def chat_preview(request):
     mode = PreviewForm(request.GET).chosen_mode()
-    # touch=False: a preview bumps no fact's last_referenced_at (a real chat turn does).
-    system = chat.chat_system(user=request.user, mode=mode, touch=False)
+    # A preview bumps no fact's last_referenced_at (a chat turn that answers does).
+    system = chat.chat_system(user=request.user, mode=mode)
     text = system.segments.text
     segments = [
         {

@@ -63,15 +63,16 @@ class HashedKeyAuthentication(BaseAuthentication):
         # Row-level security shows a key's row only to a transaction that presents the key's hash.
         digest = runner_key_hash(key)
         scope.switch(scope.Scope(runner_key=digest))
-        token = self.model.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
-        if token is None or not token.owner.is_active:  # a 401: the request's transaction is rolled back
-            raise exceptions.AuthenticationFailed(self.invalid_message)
-        now = timezone.now()
-        refused = self.refusal(token, now)
-        if refused:
-            raise exceptions.AuthenticationFailed(refused)
-        scope.switch(scope.owner_scope_of(token.owner))
-        _touch(token, now)
+        with scope.transaction_unless_open():
+            token = self.model.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
+            if token is None or not token.owner.is_active:  # a 401: the request's transaction is rolled back
+                raise exceptions.AuthenticationFailed(self.invalid_message)
+            now = timezone.now()
+            refused = self.refusal(token, now)
+            if refused:
+                raise exceptions.AuthenticationFailed(refused)
+            scope.switch(scope.owner_scope_of(token.owner))
+            _touch(token, now)
         return token.owner, token
 
     def authenticate_header(self, request):

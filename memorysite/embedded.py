@@ -42,7 +42,8 @@ POSTGRES_USER = "postgres"  # the owner role: migrations and maintenance (DATABA
 # security applies to every query it makes (access/ installs the grants and policies).
 APP_USER = "memory_app"
 # The app role's limits for any session (ALTER ROLE at every start): a statement runs at most 30 s and a
-# transaction sits idle at most 2 minutes (the chat waits on the model inside its request's). The
+# transaction sits idle at most 2 minutes (nothing of ours idles in one: the chat and reflection wait on the
+# model between transactions; this ends a session a bug or a stray client left open). The
 # service's own connections set them from settings (DATABASE_*_TIMEOUT_MS), these are their defaults.
 APP_STATEMENT_TIMEOUT_MS = 30_000
 APP_IDLE_IN_TRANSACTION_TIMEOUT_MS = 120_000

@@ -35,6 +35,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from access import scope
+
 logger = logging.getLogger("memorysite.idempotency")
 
 HEADER = "Idempotency-Key"
@@ -101,6 +103,11 @@ def claim(request):
     key = request.META[META_KEY]
     if not valid_key(key):
         raise serializers.ValidationError({HEADER: [KEY_RULE]})
+    with scope.transaction_unless_open():  # a view without a request transaction (the chat) claims in one
+        return _claim(request, key, IdempotencyKey)
+
+
+def _claim(request, key: str, IdempotencyKey):
     fingerprint = request_fingerprint(request)
     owner = request.user
     now = timezone.now()

@@ -43,11 +43,13 @@ def tool_use_message(*uses: tuple[str, str, dict], text: str = "", model: str = 
 
 
 class AnthropicStub:
-    """Serves scripted (status, body) responses in order (the last one repeats); records requests."""
+    """Serves scripted (status, body) responses in order (the last one repeats); records requests.
+    `on_request`, when set, is called with each request before it is answered (the model "thinking")."""
 
     def __init__(self):
         self.script: list[tuple[int, dict]] = []
         self.requests: list[dict] = []
+        self.on_request = None
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -56,6 +58,8 @@ class AnthropicStub:
                 stub.requests.append(
                     {"path": self.path, "headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}
                 )
+                if stub.on_request is not None:
+                    stub.on_request(stub.requests[-1])
                 status, body = stub.script.pop(0) if len(stub.script) > 1 else stub.script[0]
                 payload = json.dumps(body).encode()
                 self.send_response(status)

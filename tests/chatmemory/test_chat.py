@@ -7,6 +7,7 @@ from chatmemory.models import UserFact
 from chatmemory.prompt import MODE_ADDENDA
 from chatmemory.tools import TOOLS
 from tests.anthropic_stub import AnthropicStub, text_message, tool_use_message
+from tests.dbroles import owner_connection
 from tests.factories import DeploymentFactory
 from tests.openapi import assert_matches_schema
 
@@ -92,6 +93,33 @@ def test_facts_are_injected_and_bumped_only_on_real_turns(owner_api, owner, stub
     assert MODE_ADDENDA["ops"] in system
     fact.refresh_from_db()
     assert fact.last_referenced_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_holds_no_transaction_while_it_waits_on_the_model(owner_api, owner, stub, settings):
+    """A turn may wait on the model for minutes: no database transaction (nor a pooled connection's
+    row-security scope) stays open meanwhile (issue 16), and what the tools wrote is committed."""
+    services.fact_create(owner=owner, fact="Trades BTC only.", topic="symbols", source="profile", confidence="asserted")
+    states = []
+
+    def look(_request):
+        with owner_connection() as db:
+            rows = db.execute(
+                "SELECT state FROM pg_stat_activity WHERE datname = current_database() AND usename = %s",
+                [settings.DATABASE_APP_ROLE],
+            ).fetchall()
+            states.append(sorted(state for (state,) in rows))
+            states[-1].append(db.execute("SELECT count(*) FROM user_facts").fetchone()[0])
+
+    stub.on_request = look
+    stub.respond(
+        tool_use_message(("toolu_1", "remember", {"fact": "Never above 3x leverage.", "topic": "risk"})),
+        text_message("Noted."),
+    )
+    assert post(owner_api, ASK)["reply"] == "Noted."
+    assert len(states) == 2
+    assert all("idle in transaction" not in seen for seen in states), states
+    assert [seen[-1] for seen in states] == [1, 2]  # the remembered fact was committed before the second call
 
 
 def test_tool_errors_go_back_to_the_model_and_nothing_leaks_across_traders(owner_api, other, stub):

@@ -169,9 +169,7 @@ class TestList:
         content = text(logged_in.get(FACTS_URL))
         in_prompt = [fact for fact in made if "in prompt</span>" in fact_item(content, fact)]
         assert in_prompt == made[:10]
-        assert in_prompt == [
-            UserFact.objects.get(pk=pk) for pk in chat_system(user=owner, mode="coach", touch=False).fact_ids
-        ]
+        assert in_prompt == [UserFact.objects.get(pk=pk) for pk in chat_system(user=owner, mode="coach").fact_ids]
 
     def test_the_archived_toggle_shows_the_archived_facts_with_their_reason_instead(self, logged_in, facts):
         response = logged_in.get(FACTS_URL, {"archived": "1"})
@@ -508,7 +506,7 @@ class TestChatPreview:
         response = logged_in.get(PREVIEW_URL)
         assert response.status_code == 200
         content = text(response)
-        system = chat_system(user=owner, mode="coach", touch=False)
+        system = chat_system(user=owner, mode="coach")
         assert f'<pre class="prompt" id="system-text">{html.escape(system.segments.text)}</pre>' in content
         for name in ("persona", "tier", "facts", "mode", "trust"):
             assert f'id="segment-{name}"' in content
