@@ -142,12 +142,14 @@ def switch(scope: Scope, using: str = DEFAULT_DB_ALIAS) -> None:
 @contextlib.contextmanager
 def bound(scope: Scope):
     """The scope of every transaction begun in the block (no transaction of its own: for tasks,
-    whose transactions are their own business)."""
+    whose transactions are their own business, and views without a request transaction). A
+    transaction that was already open (a test's) gets the previous scope back afterwards."""
     token = _current.set(scope)
     try:
         yield scope
     finally:
         _current.reset(token)
+        apply()
 
 
 @contextlib.contextmanager
