@@ -1,10 +1,23 @@
-"""DRF's session authentication, scoping the request's transaction to the trader found (tokens:
-ledger.auth and accounts.auth, which scope it the same way)."""
+"""Authentication that scopes the request's transaction to the trader found: DRF's session
+authentication, and API keys stored as their sha256 (`HashedKeyAuthentication`: runner tokens in
+ledger.auth, account tokens in accounts.auth)."""
 
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db.models import Q
+from django.utils import timezone
 from drf_spectacular.authentication import SessionScheme
-from rest_framework.authentication import SessionAuthentication
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication, get_authorization_header
 
 from access import scope
+from access.keys import key_hash
+
+KEYWORD = "Token"
+# last_used_at is a hint for the trader, not an audit log: write it at most this often per token.
+LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 
 
 def scoped(result):
@@ -23,3 +36,66 @@ class ScopedSessionScheme(SessionScheme):
     """The schema documents it as DRF's own (`cookieAuth`)."""
 
     target_class = "access.auth.ScopedSessionAuthentication"
+
+
+def presented_key(request) -> str | None:
+    """The key of an `Authorization: Token <key>` header, or None (no such header, or not one key)."""
+    parts = get_authorization_header(request).split()
+    if len(parts) != 2 or parts[0].lower() != KEYWORD.lower().encode():
+        return None
+    try:
+        return parts[1].decode()
+    except UnicodeError:
+        return None
+
+
+class HashedKeyAuthentication(BaseAuthentication):
+    """`Authorization: Token <key>` for a table of keys stored as their sha256 (runner tokens here, account
+    tokens in accounts/): the row is found through row-level security's key-lookup policy, a revoked or
+    unknown key or an inactive owner is a 401 (the request's transaction is rolled back), and a found
+    key scopes the request to its owner and notes when it was last used."""
+
+    keyword = KEYWORD
+    model: type  # key_hash, owner, revoked_at, last_used_at
+    invalid_message = ""
+
+    def accepts(self, key: str) -> bool:
+        """Whether this class decides on the key (else the next authentication class does)."""
+        raise NotImplementedError
+
+    def refusal(self, token, now: dt.datetime) -> str | None:
+        """Why a found, unrevoked key is refused anyway (a 401 with this message), or None."""
+        return None
+
+    def authenticate(self, request):
+        key = presented_key(request)
+        if key is None or not self.accepts(key):
+            return None
+        # Row-level security shows a key's row only to a transaction that presents the key's hash.
+        digest = key_hash(key)
+        scope.switch(scope.Scope(runner_key=digest))
+        with scope.transaction_unless_open():
+            token = self.model.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
+            if token is None or not token.owner.is_active:  # a 401: the request's transaction is rolled back
+                raise exceptions.AuthenticationFailed(self.invalid_message)
+            now = timezone.now()
+            refused = self.refusal(token, now)
+            if refused:
+                raise exceptions.AuthenticationFailed(refused)
+            scope.switch(scope.owner_scope_of(token.owner))
+            _touch(token, now)
+        return token.owner, token
+
+    def authenticate_header(self, request):
+        return self.keyword  # a 401 (not a 403) when the credentials are missing or wrong
+
+
+def _touch(token, now: dt.datetime) -> None:
+    cutoff = now - LAST_USED_RESOLUTION
+    if token.last_used_at is not None and token.last_used_at >= cutoff:
+        return
+    # Conditional, so concurrent requests of the same runner write the column once.
+    type(token).objects.filter(pk=token.pk).filter(Q(last_used_at__isnull=True) | Q(last_used_at__lt=cutoff)).update(
+        last_used_at=now
+    )
+    token.last_used_at = now

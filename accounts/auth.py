@@ -7,8 +7,8 @@ import datetime as dt
 
 from drf_spectacular.authentication import TokenScheme
 
+from access.auth import HashedKeyAuthentication
 from accounts.models import AccountToken
-from ledger.auth import HashedKeyAuthentication
 
 INVALID_TOKEN = "Invalid token."  # noqa: S105 (DRF's own message, kept for existing clients)
 EXPIRED = "token expired at {expires_at}: create a new one (API tokens page or POST /api/v1/auth/tokens/)"

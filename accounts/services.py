@@ -13,9 +13,9 @@ from django.contrib.auth import authenticate
 from django.core.exceptions import ValidationError
 from redis.exceptions import RedisError
 
+from access.keys import key_hash
 from accounts.brake import Refusal, Rule, refusal
 from accounts.models import ACCOUNT_TOKEN_PREFIX, AccountToken
-from ledger.models import runner_key_hash
 from memorysite.redis import client as redis_client
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def account_token_create(
         raise ValidationError({"expires_at": [EXPIRES_IN_PAST]})
     key = ACCOUNT_TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = AccountToken(
-        owner_id=owner.pk, name=name, key_prefix=key[:8], key_hash=runner_key_hash(key), expires_at=expires_at
+        owner_id=owner.pk, name=name, key_prefix=key[:8], key_hash=key_hash(key), expires_at=expires_at
     )
     token.full_clean(validate_unique=False, validate_constraints=False)
     token.save()

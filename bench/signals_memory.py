@@ -352,8 +352,8 @@ def view_steps(t: dict) -> Callable[[], list[float]]:
     from django.utils import timezone
     from rest_framework.renderers import JSONRenderer
 
+    from access.keys import key_hash
     from accounts.models import AccountToken
-    from ledger.models import runner_key_hash
     from signals import selectors, services
     from signals.memory import agent_prompt_block, format_memory_context
     from signals.serializers import MemoryOutput, MemoryQuery
@@ -363,7 +363,7 @@ def view_steps(t: dict) -> Callable[[], list[float]]:
 
     def call():
         marks = [time.perf_counter()]
-        user = AccountToken.objects.select_related("owner").get(key_hash=runner_key_hash(token)).owner
+        user = AccountToken.objects.select_related("owner").get(key_hash=key_hash(token)).owner
         marks.append(time.perf_counter())
         market = selectors.market_get(user=user, market_id=market_id)
         marks.append(time.perf_counter())

@@ -7,7 +7,6 @@ Database CHECK constraints back every rule the API validates.
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 import uuid
 
@@ -373,11 +372,6 @@ NAME_CONTROL_CHARACTERS = "must be one line without control characters or bidire
 def validate_one_line_name(value: str) -> None:
     if any(unicodedata.category(char) in UNSAFE_CATEGORIES for char in value):
         raise ValidationError(NAME_CONTROL_CHARACTERS)
-
-
-def runner_key_hash(key: str) -> str:
-    """What a runner token's row stores instead of its key."""
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 class RunnerToken(OwnedModel):

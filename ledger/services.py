@@ -18,6 +18,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from access.keys import key_hash
 from ledger.materializer import (
     CloseTrade,
     MaterializeContext,
@@ -38,7 +39,6 @@ from ledger.models import (
     TradeDailyPnl,
     TradeHistory,
     TradeStatus,
-    runner_key_hash,
 )
 from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed, trades_opened
@@ -441,7 +441,7 @@ def runner_token_create(*, deployment: Deployment, name: str) -> tuple[RunnerTok
         deployment=deployment,
         name=name,
         key_prefix=key[:8],
-        key_hash=runner_key_hash(key),
+        key_hash=key_hash(key),
     )
     token.full_clean(validate_unique=False, validate_constraints=False)
     token.save()

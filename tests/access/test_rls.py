@@ -14,10 +14,11 @@ from django.conf import settings
 from django.db import ProgrammingError, connection, transaction
 
 from access import policies, scope
+from access.keys import key_hash
 from access.models import Elevation
 from access.pool import SCOPE_SETTINGS
 from accounts.models import AccountToken
-from ledger.models import Deployment, RunnerToken, Skill, runner_key_hash
+from ledger.models import Deployment, RunnerToken, Skill
 from recall import services as recall_services
 from recall.models import Document
 from tests.dbroles import owner_connection
@@ -167,15 +168,15 @@ class TestPolicies:
         token = RunnerToken.objects.filter(owner=traders[0]).first()
         with scope.entered(scope.Scope(runner_key=token.key_hash)):
             assert list(RunnerToken.objects.values_list("pk", flat=True)) == [token.pk]
-        with scope.entered(scope.Scope(runner_key=runner_key_hash("rt_wrong"))):
+        with scope.entered(scope.Scope(runner_key=key_hash("rt_wrong"))):
             assert not RunnerToken.objects.exists()
 
     def test_an_account_token_is_visible_before_its_trader_only_to_its_key(self, traders):
         alice, bob = traders
         key = account_key(alice)
-        with scope.entered(scope.Scope(runner_key=runner_key_hash(key))):
+        with scope.entered(scope.Scope(runner_key=key_hash(key))):
             assert list(AccountToken.objects.values_list("owner_id", flat=True)) == [alice.pk]
-        with scope.entered(scope.Scope(runner_key=runner_key_hash("at_wrong"))):
+        with scope.entered(scope.Scope(runner_key=key_hash("at_wrong"))):
             assert not AccountToken.objects.exists()
         with scope.owner_scope(bob):
             assert not AccountToken.objects.filter(owner=alice).exists()

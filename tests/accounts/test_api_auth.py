@@ -1,8 +1,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
+from access.keys import key_hash
 from accounts.models import AccountToken
-from ledger.models import runner_key_hash
 from tests.factories import PASSWORD, UserFactory
 
 TOKEN = "/api/v1/auth/token/"
@@ -17,7 +17,7 @@ def test_it_exchanges_a_password_for_a_token_that_authenticates(anon_api, trader
     response = anon_api.post(TOKEN, {"username": "runner-owner", "password": PASSWORD}, format="json")
     assert response.status_code == 200
     token = response.json()["token"]
-    assert AccountToken.objects.get(owner=trader).key_hash == runner_key_hash(token)
+    assert AccountToken.objects.get(owner=trader).key_hash == key_hash(token)
     anon_api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert anon_api.get("/api/v1/deployments/").status_code == 200
 
@@ -67,7 +67,7 @@ def test_it_refuses_a_bogus_token(anon_api):
 def test_issue_token_prints_the_traders_token(trader, capsys):
     call_command("issue_token", "runner-owner")
     printed = capsys.readouterr().out.strip()
-    assert AccountToken.objects.get(owner=trader).key_hash == runner_key_hash(printed)
+    assert AccountToken.objects.get(owner=trader).key_hash == key_hash(printed)
 
 
 def test_issue_token_rotates(trader, capsys):
@@ -77,7 +77,7 @@ def test_issue_token_rotates(trader, capsys):
     new = capsys.readouterr().out.strip()
     assert new != old
     live = AccountToken.objects.filter(owner=trader, revoked_at__isnull=True)
-    assert [token.key_hash for token in live] == [runner_key_hash(new)]
+    assert [token.key_hash for token in live] == [key_hash(new)]
 
 
 def test_issue_token_names_an_unknown_user(db):

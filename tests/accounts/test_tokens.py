@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from access.keys import key_hash
 from accounts.models import AccountToken
-from ledger.models import runner_key_hash
 from tests.factories import PASSWORD, DeploymentFactory, UserFactory, account_key
 
 TOKENS = "/api/v1/auth/tokens/"
@@ -32,7 +32,7 @@ def test_it_creates_a_named_token_shown_once_and_lists_it_without_its_key(owner_
     created = response.json()
     assert created["name"] == "backtest notebook"
     assert created["key"].startswith("at_") and created["key"][:8] == created["key_prefix"]
-    assert AccountToken.objects.get(pk=created["id"]).key_hash == runner_key_hash(created["key"])
+    assert AccountToken.objects.get(pk=created["id"]).key_hash == key_hash(created["key"])
 
     listed = owner_api.get(TOKENS).json()
     assert listed["count"] == 2  # the client's own token and the new one
@@ -68,7 +68,7 @@ def test_a_revoked_token_is_a_401_at_once_and_stays_listed(owner_api, owner):
 
 
 def test_another_traders_token_is_a_404(owner_api, other):
-    theirs = AccountToken.objects.get(key_hash=runner_key_hash(account_key(other)))
+    theirs = AccountToken.objects.get(key_hash=key_hash(account_key(other)))
     response = owner_api.delete(f"{TOKENS}{theirs.pk}/")
     assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
     assert AccountToken.objects.get(pk=theirs.pk).revoked_at is None
@@ -99,7 +99,7 @@ def test_the_password_exchange_can_set_an_expiry(anon_api, owner):
     expires_at = (timezone.now() + dt.timedelta(days=7)).replace(microsecond=0)
     body = {"username": "owner", "password": PASSWORD, "name": "ci", "expires_at": expires_at.isoformat()}
     key = anon_api.post("/api/v1/auth/token/", body, format="json").json()["token"]
-    token = AccountToken.objects.get(key_hash=runner_key_hash(key))
+    token = AccountToken.objects.get(key_hash=key_hash(key))
     assert (token.name, token.expires_at) == ("ci", expires_at)
 
 
@@ -159,7 +159,7 @@ def test_the_tokens_page_refuses_bad_input_with_a_400(owner, form, message):
 
 
 def test_another_traders_token_on_the_page_is_a_404(owner, other):
-    theirs = AccountToken.objects.get(key_hash=runner_key_hash(account_key(other)))
+    theirs = AccountToken.objects.get(key_hash=key_hash(account_key(other)))
     browser = Client()
     browser.force_login(owner)
     assert browser.post(reverse("account-token-revoke", args=[theirs.pk])).status_code == 404
@@ -187,7 +187,7 @@ def test_a_drf_token_from_before_the_upgrade_keeps_working(db):
 
 def test_staff_see_and_revoke_account_tokens_in_admin(owner):
     key = account_key(owner, name="leaked laptop")
-    token = AccountToken.objects.get(key_hash=runner_key_hash(key))
+    token = AccountToken.objects.get(key_hash=key_hash(key))
     admin = Client()
     admin.force_login(UserFactory(username="curator", is_staff=True, is_superuser=True))
     changelist = reverse("admin:accounts_accounttoken_changelist")

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from playwright import sync_api
 
+from access.keys import key_hash
 from accounts.models import AccountToken
-from ledger.models import runner_key_hash
 from tests.factories import PASSWORD, UserFactory
 from tests.ledger.test_pages_browser import browser, console_errors, log_in, page, path_of  # noqa: F401 (fixtures)
 
@@ -35,7 +35,7 @@ def test_a_trader_creates_sees_the_key_once_and_revokes_an_account_token(page, c
 
     key = page.locator("#new-account-token-key").inner_text()
     token = AccountToken.objects.get(owner=trader)
-    assert token.key_hash == runner_key_hash(key)
+    assert token.key_hash == key_hash(key)
     assert token.expires_at == dt.datetime(2099, 1, 31, 18, tzinfo=dt.UTC)
     row = page.locator(f"#account-token-{token.pk}")
     sync_api.expect(row).to_contain_text("backtest notebook")
