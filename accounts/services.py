@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import secrets
 import time
 
 from django.conf import settings
@@ -13,7 +12,7 @@ from django.contrib.auth import authenticate
 from django.core.exceptions import ValidationError
 from redis.exceptions import RedisError
 
-from access.keys import key_hash
+from access.keys import new_key
 from accounts.brake import Refusal, Rule, refusal
 from accounts.models import ACCOUNT_TOKEN_PREFIX, AccountToken
 from memorysite.redis import client as redis_client
@@ -46,13 +45,13 @@ def account_token_create(
     """A new account token and its key: the key is returned here only, and stored only as its sha256."""
     if expires_at is not None and expires_at <= now:
         raise ValidationError({"expires_at": [EXPIRES_IN_PAST]})
-    key = ACCOUNT_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    new = new_key(ACCOUNT_TOKEN_PREFIX)
     token = AccountToken(
-        owner_id=owner.pk, name=name, key_prefix=key[:8], key_hash=key_hash(key), expires_at=expires_at
+        owner_id=owner.pk, name=name, key_prefix=new.shown_prefix, key_hash=new.hash, expires_at=expires_at
     )
     token.full_clean(validate_unique=False, validate_constraints=False)
     token.save()
-    return token, key
+    return token, new.key
 
 
 def account_token_revoke(*, token: AccountToken, now: dt.datetime) -> AccountToken:

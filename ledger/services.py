@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-import secrets
 import uuid
 from dataclasses import asdict, dataclass
 from decimal import Decimal
@@ -18,7 +17,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from access.keys import key_hash
+from access.keys import new_key
 from ledger.materializer import (
     CloseTrade,
     MaterializeContext,
@@ -435,17 +434,17 @@ def trade_history_rebuild(*, deployment_id: int, progress=None) -> int:
 def runner_token_create(*, deployment: Deployment, name: str) -> tuple[RunnerToken, str]:
     """A new runner token for the deployment, and its key: the key is returned here only, and stored
     only as its sha256."""
-    key = RUNNER_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    new = new_key(RUNNER_TOKEN_PREFIX)
     token = RunnerToken(
         owner_id=deployment.owner_id,
         deployment=deployment,
         name=name,
-        key_prefix=key[:8],
-        key_hash=key_hash(key),
+        key_prefix=new.shown_prefix,
+        key_hash=new.hash,
     )
     token.full_clean(validate_unique=False, validate_constraints=False)
     token.save()
-    return token, key
+    return token, new.key
 
 
 def runner_token_revoke(*, token: RunnerToken, now: dt.datetime) -> RunnerToken:
