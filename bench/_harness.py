@@ -308,12 +308,14 @@ class Child:
                 continue
 
 
-def spawn(name: str, argv: list[str], env: dict[str, str], *, port: int | None = None) -> Child:
+def spawn(name: str, argv: list[str], env: dict[str, str], *, port: int | None = None, cwd: Path = REPO) -> Child:
+    """A child process in its own process group, its output in LOG_DIR/<name>.log. `cwd` is also where
+    `python -m` imports from first (another checkout's code runs from its own tree)."""
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     log_path = LOG_DIR / f"{name}.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            argv, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             process_group=0, preexec_fn=_die_with_parent,
         )  # fmt: skip
     return Child(name, process, log_path, port)

@@ -108,7 +108,9 @@ def start_before(run: BenchRun, revision: str, worktree: Path):
         "--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", "4",
         "--keep-alive", "75", "--timeout", "120", "--log-level", "warning", "--error-logfile", "-",
     ]  # fmt: skip
-    child = spawn("load-before-gunicorn", argv, env, port=port)
+    # Started in the old tree: `python -m` imports from its working directory first (gunicorn loads the
+    # app before it applies --chdir), and gunicorn reads gunicorn.conf.py from there (the old tree has none).
+    child = spawn("load-before-gunicorn", argv, env, port=port, cwd=worktree)
     run.children.append(child)
     run._wait_healthy(child)
     return child
