@@ -8,6 +8,10 @@ With DATABASE_URL / REDIS_URL unset, the embedded PostgreSQL and Redis under .da
 import os
 import sys
 
+# Django's own user commands write who is staff outside any trader's scope, which the app role may not
+# (access/policies.py): they connect as the tables' owner (DATABASE_MIGRATE_URL), as migrate does.
+OWNER_COMMANDS = frozenset({"createsuperuser", "changepassword"})
+
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memorysite.settings")
@@ -16,6 +20,15 @@ def main():
     ensure_for_process()
     from django.core.management import execute_from_command_line
 
+    if len(sys.argv) > 1 and sys.argv[1] in OWNER_COMMANDS:
+        import django
+
+        django.setup()
+        from access.roles import as_owner
+
+        with as_owner():
+            execute_from_command_line(sys.argv)
+        return
     execute_from_command_line(sys.argv)
 
 

@@ -72,6 +72,59 @@ $$
 """  # noqa: S608 (our own names)
 
 
+# Authentication's tables (issue 16): not a trader's rows, yet a way around every trader's wall if the app
+# role could write them (make itself staff, give itself permissions, take over a staff account). Row-level
+# security is enabled, not forced: the owner (migrate, which creates permissions and content types) is
+# not held back; the app role is.
+SEALED_ELEVATED = f"{SEALED} AND {ELEVATED}"
+# Everyone may read them (a login finds its user before anyone is known; staff's permission checks), but
+# only an audited elevation (admin, maintenance) may write them.
+STAFF_WRITTEN_TABLES = (
+    "auth_group",
+    "auth_group_permissions",
+    "auth_permission",
+    "auth_user_groups",
+    "auth_user_user_permissions",
+    "django_admin_log",
+    "django_content_type",
+)
+USER_TABLE = "auth_user"
+# auth_user: a trader updates their own row (last login, password); who is staff, superuser or active, and
+# usernames, change only elevated; users are created (a plain trader) by anyone, as staff only elevated.
+USER_POLICIES = [
+    "FOR SELECT USING (true)",
+    "FOR INSERT WITH CHECK (true)",
+    f"FOR UPDATE USING ({SEALED} AND (id = {CURRENT_OWNER} OR {ELEVATED})) "
+    f"WITH CHECK ({SEALED} AND (id = {CURRENT_OWNER} OR {ELEVATED}))",
+    f"FOR DELETE USING ({SEALED_ELEVATED})",
+]
+# The guard holds the app role only (`{role}`): the owner's commands (createsuperuser) are not its business.
+USER_PRIVILEGES_TRIGGER_FUNCTION = """
+CREATE OR REPLACE FUNCTION public.access_user_privileges_guard() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF current_user <> {role} OR (public.access_scope_sealed() AND current_setting('app.elevated', true) = 'on') THEN
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.is_staff OR NEW.is_superuser THEN
+            RAISE EXCEPTION 'only an audited elevation may create a staff user'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+    ELSIF NEW.is_staff IS DISTINCT FROM OLD.is_staff OR NEW.is_superuser IS DISTINCT FROM OLD.is_superuser
+          OR NEW.is_active IS DISTINCT FROM OLD.is_active OR NEW.username IS DISTINCT FROM OLD.username THEN
+        RAISE EXCEPTION 'only an audited elevation may change who is staff, superuser or active, or a username'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NEW;
+END
+$$
+"""
+USER_PRIVILEGES_TRIGGER = "memory_user_privileges"
+# The database session store is not used (sessions live in Redis): the app role may not touch it.
+UNUSED_TABLES = ("django_session",)
+
+
 def seal_pads(key: bytes) -> tuple[bytes, bytes]:
     """HMAC's inner and outer padded keys (RFC 2104, SHA-256's 64-byte block)."""
     block = key.ljust(64, b"\0")
@@ -223,6 +276,7 @@ def install(using: str = "default") -> None:
                 cursor.execute(statement)
         for table, name, clause in KEY_LOOKUP_POLICIES:
             cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
+        _install_authentication_tables(cursor, role if role and role != owner else "")
         cursor.execute(KEYWORD_FUNCTION)
         cursor.execute(f"REVOKE ALL ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} FROM PUBLIC")
         if role and role != owner:
@@ -242,6 +296,38 @@ def _install_seal(cursor, app_role_name: str) -> None:
         [inner, outer],
     )
     cursor.execute(SEAL_FUNCTION)
+
+
+def _install_authentication_tables(cursor, app_role_name: str) -> None:
+    cursor.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relname = ANY(%s)",
+        [[*STAFF_WRITTEN_TABLES, USER_TABLE, *UNUSED_TABLES]],
+    )
+    present = {name for (name,) in cursor.fetchall()}  # what the apps migrated so far created
+    for table in (name for name in STAFF_WRITTEN_TABLES if name in present):
+        cursor.execute(f"ALTER TABLE {_quote(table)} ENABLE ROW LEVEL SECURITY")
+        cursor.execute(f"CREATE POLICY {POLICY_PREFIX}read ON {_quote(table)} FOR SELECT USING (true)")
+        for command in ("INSERT", "UPDATE", "DELETE"):
+            check = "WITH CHECK" if command == "INSERT" else "USING"
+            cursor.execute(
+                f"CREATE POLICY {POLICY_PREFIX}{command.lower()} ON {_quote(table)} FOR {command} "
+                f"{check} ({SEALED_ELEVATED})"
+            )
+    if USER_TABLE in present:
+        cursor.execute(f"ALTER TABLE {USER_TABLE} ENABLE ROW LEVEL SECURITY")
+        for n, clause in enumerate(USER_POLICIES):
+            cursor.execute(f"CREATE POLICY {POLICY_PREFIX}user_{n} ON {USER_TABLE} {clause}")
+        guarded = app_role_name or "memory_app"
+        cursor.execute(USER_PRIVILEGES_TRIGGER_FUNCTION.replace("{role}", "'" + guarded.replace("'", "''") + "'"))
+        cursor.execute(f"DROP TRIGGER IF EXISTS {USER_PRIVILEGES_TRIGGER} ON {USER_TABLE}")
+        cursor.execute(
+            f"CREATE TRIGGER {USER_PRIVILEGES_TRIGGER} BEFORE INSERT OR UPDATE ON {USER_TABLE} "
+            "FOR EACH ROW EXECUTE FUNCTION public.access_user_privileges_guard()"
+        )
+    if app_role_name:
+        for table in (name for name in UNUSED_TABLES if name in present):
+            cursor.execute(f"REVOKE ALL ON {_quote(table)} FROM {_quote(app_role_name)}")
 
 
 def install_after_migrate(sender, using="default", **kwargs) -> None:

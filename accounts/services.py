@@ -12,6 +12,7 @@ from django.contrib.auth import authenticate
 from django.core.exceptions import ValidationError
 from redis.exceptions import RedisError
 
+from access import scope
 from access.keys import new_key
 from accounts.brake import Refusal, Rule, refusal
 from accounts.models import ACCOUNT_TOKEN_PREFIX, AccountToken
@@ -124,6 +125,7 @@ def password_login(*, request, username: str, password: str):
         raise LoginRefused(refused)
     user = authenticate(request, username=username, password=password)
     if user is not None and user.is_active:
+        scope.switch(scope.owner_scope_of(user))  # the rest of the login (its last_login) is the user's
         try:
             login_unlock(username=username)  # a success forgets the username's failures (not the client's)
         except RedisError:

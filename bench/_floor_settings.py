@@ -6,7 +6,7 @@ its Celery worker (the name starts with `_` so `make bench` does not run it as a
 
 import os
 
-from memorysite.env import celery_broker_url, redis_url_with_db
+from memorysite.env import celery_broker_url, redis_caches, redis_url_with_db
 from memorysite.settings import *  # noqa: F403
 from memorysite.settings import REDIS_URL
 
@@ -16,6 +16,7 @@ ROOT_URLCONF = "bench._floor_urls"
 # (or is handed) a benchmark's tasks, even when REDIS_URL points at a shared server.
 REDIS_URL = redis_url_with_db(REDIS_URL, int(os.environ.get("BENCH_REDIS_DB", "13")))
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
+CACHES = redis_caches(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BENCH_QUEUE") or "bench"
 

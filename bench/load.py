@@ -57,7 +57,7 @@ def seed() -> dict:
     import secrets
 
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.backends.cache import SessionStore
     from django.db import connection
     from django.utils import timezone
 

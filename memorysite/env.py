@@ -7,7 +7,10 @@ malformed; nothing silently falls back to a default once a variable is set.
 from __future__ import annotations
 
 import os
+import secrets
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -117,6 +120,43 @@ def redis_url_with_db(url: str, db: int) -> str:
         query["db"] = str(db)
         return f"unix://{parts.path}?{urlencode(query)}"
     return parts._replace(path=f"/{db}").geturl()
+
+
+def development_secret_key(data_dir: Path, fallback: str) -> str:
+    """SECRET_KEY for DEBUG=true without one: random, made once per data directory (`.data/secret-key`,
+    mode 0600), so no two checkouts share it and nobody can compute this one's row-security seal. A
+    data directory that cannot be written gives `fallback`."""
+    path = data_dir / "secret-key"
+    if not path.exists():
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            descriptor, written = tempfile.mkstemp(dir=data_dir, prefix=".secret-key-")  # mode 0600
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_urlsafe(64))
+            try:
+                os.link(written, path)  # whole or not at all: of processes starting together, one key wins
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(written)
+        except OSError:
+            return fallback
+    try:
+        return path.read_text().strip() or fallback
+    except OSError:
+        return fallback
+
+
+def redis_caches(redis_url: str) -> dict:
+    """CACHES: Django's Redis cache on REDIS_URL (where the sessions live), its keys under `cache:`."""
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "cache",
+            "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
+        }
+    }
 
 
 def celery_broker_url(redis_url: str) -> str:

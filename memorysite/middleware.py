@@ -6,8 +6,10 @@ QUERY_CANCELED = "57014"
 
 
 class ApiNotFoundMiddleware:
-    """A 404 under /api/ that is not JSON (a path nothing serves: Django's page, or with DEBUG its
-    technical page) becomes the API's own `{"detail": "Not found."}`, which API clients parse."""
+    """A 404 under /api/ or /mcp that is not JSON (a path nothing serves: Django's page, or with DEBUG
+    its technical page) becomes the API's own `{"detail": "Not found."}`, which API clients parse."""
+
+    prefixes = ("/api/", "/mcp")
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -16,7 +18,7 @@ class ApiNotFoundMiddleware:
         response = self.get_response(request)
         if (
             response.status_code == 404
-            and request.path.startswith("/api/")
+            and request.path.startswith(self.prefixes)
             and not response.get("Content-Type", "").startswith("application/json")
         ):
             return JsonResponse({"detail": "Not found."}, status=404)  # memorysite.api.NOT_FOUND

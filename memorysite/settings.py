@@ -15,12 +15,14 @@ from access.pool import reset_scope
 from memorysite import embedded
 from memorysite.env import (
     celery_broker_url,
+    development_secret_key,
     env_bool,
     env_choice,
     env_int,
     env_list,
     env_str,
     parse_database_url,
+    redis_caches,
     validate_redis_url,
 )
 
@@ -30,7 +32,8 @@ DATA_DIR = BASE_DIR / ".data"
 DEBUG = env_bool("DEBUG", default=True)
 
 _DEV_SECRET_KEY = "dev-only-insecure-key-for-make-run-never-use-in-production"  # noqa: S105 (refused when DEBUG=false)
-SECRET_KEY = env_str("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else None)
+# With DEBUG and no SECRET_KEY: a random key of this data directory's (it keys the row-security seal too).
+SECRET_KEY = env_str("SECRET_KEY") or (development_secret_key(DATA_DIR, _DEV_SECRET_KEY) if DEBUG else None)
 if SECRET_KEY is None:
     raise ImproperlyConfigured("SECRET_KEY: must be set when DEBUG=false (50+ random characters)")
 if not DEBUG and (SECRET_KEY == _DEV_SECRET_KEY or len(SECRET_KEY) < 50):
@@ -52,6 +55,11 @@ DATABASE_MIGRATE_URL = env_str("DATABASE_MIGRATE_URL") or (
 REDIS_URL = validate_redis_url(env_str("REDIS_URL") or embedded.redis_url(DATA_DIR))
 # Where the password-guessing brake and the API throttle keep their counters (on REDIS_URL).
 RATE_KEY_PREFIX = "rate:"
+# Browser sessions live in Redis, not in the database: a statement on the app role's connection (an SQL
+# injection) cannot read another user's session key (issue 16); the app role has no access to
+# django_session (access/policies.py).
+CACHES = redis_caches(REDIS_URL)
+SESSION_ENGINE = "django.contrib.sessions.backends.cache"
 # Per account or runner token (or browser session): a runner at one tick a second sends ~3 a second.
 API_THROTTLE_REQUESTS = 300
 API_THROTTLE_WINDOW_S = 10

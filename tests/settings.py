@@ -2,13 +2,14 @@
 
 import os
 
-from memorysite.env import celery_broker_url, redis_url_with_db
+from memorysite.env import celery_broker_url, redis_caches, redis_url_with_db
 from memorysite.settings import *  # noqa: F403
 from memorysite.settings import REDIS_URL
 
 # Logical Redis database 15 keeps test tasks away from a development worker's queue.
 REDIS_URL = redis_url_with_db(REDIS_URL, 15)
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
+CACHES = redis_caches(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 
 # This test run's own queue: a worker of another run (or `make run`) never takes its tasks.

@@ -425,6 +425,43 @@ class TestTheAppRoleCannotWidenItsScope:
             )
             assert raw.execute(keyword, [bob.pk]).fetchone() == (0,)
 
+    def test_authentications_tables_give_no_way_around(self, world):
+        """Not another trader's rows, but the way to them (issue 16's walk-through): a staff flag set on
+        one's own row, another user's password replaced, permissions granted, a session key read."""
+        alice, bob, raw = world
+        alices = scope.owner_scope_of(alice)
+        denied = psycopg.errors.InsufficientPrivilege
+        for statement, params in (
+            ("UPDATE auth_user SET is_superuser = true, is_staff = true WHERE id = %s", [alice.pk]),
+            ("UPDATE auth_user SET is_active = false WHERE id = %s", [alice.pk]),
+            (
+                "INSERT INTO auth_user (username, password, is_superuser, is_staff, is_active, first_name, "
+                "last_name, email, date_joined) VALUES ('mallory', 'x', true, true, true, '', '', '', now())",
+                None,
+            ),
+            (
+                "INSERT INTO auth_user_user_permissions (user_id, permission_id) SELECT %s, min(id) FROM auth_permission",
+                [alice.pk],
+            ),
+            ("INSERT INTO auth_user_groups (user_id, group_id) VALUES (%s, 1)", [alice.pk]),
+            ("SELECT session_key FROM django_session", None),
+        ):
+            with pytest.raises(denied), raw.transaction():
+                scope.apply_to_raw(raw, alices)
+                raw.execute(statement, params)
+                pytest.fail(f"not refused: {statement}")
+        with raw.transaction(force_rollback=True):
+            scope.apply_to_raw(raw, alices)
+            taken = raw.execute("UPDATE auth_user SET password = 'known' WHERE id = %s", [bob.pk])
+            assert taken.rowcount == 0  # another user's row is not the scope's to write
+            assert raw.execute("UPDATE auth_permission SET codename = 'x'").rowcount == 0  # staff-written
+            assert raw.execute("DELETE FROM django_content_type").rowcount == 0
+            own = raw.execute("UPDATE auth_user SET last_login = now() WHERE id = %s", [alice.pk])
+            assert own.rowcount == 1  # a login's own bookkeeping still works
+        with raw.transaction(force_rollback=True):
+            scope.apply_to_raw(raw, scope.Scope(elevated=True))  # what admin does, audited
+            raw.execute("UPDATE auth_user SET is_staff = true WHERE id = %s", [bob.pk])
+
     def test_this_process_seal_opens_exactly_its_traders_rows(self, world):
         """The control: the same connection, sealed by our code, sees alice's rows and only hers."""
         alice, bob, raw = world

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from memorysite.env import (
     celery_broker_url,
+    development_secret_key,
     env_bool,
     env_int,
     env_list,
@@ -104,3 +105,20 @@ def test_env_int_reads_a_whole_number_at_least_the_minimum():
     for bad in ("0", "-3", "1.5", "5s"):
         with pytest.raises(ImproperlyConfigured, match=f"N='{bad}': must be a whole number of at least 1"):
             env_int("N", 7, minimum=1, environ={"N": bad})
+
+
+def test_the_development_secret_key_is_random_per_data_directory_and_kept(tmp_path):
+    """DEBUG without SECRET_KEY: not a key every checkout shares (it keys the row-security seal)."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    key = development_secret_key(first, "fallback")
+    assert len(key) >= 50 and key != "fallback"
+    assert development_secret_key(first, "fallback") == key  # kept: every process of the checkout agrees
+    assert (first / "secret-key").stat().st_mode & 0o777 == 0o600
+    assert development_secret_key(second, "fallback") != key
+    assert list(first.iterdir()) == [first / "secret-key"]  # no temporary file left
+
+
+def test_an_unwritable_data_directory_gives_the_fallback(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert development_secret_key(blocked / "data", "fallback") == "fallback"

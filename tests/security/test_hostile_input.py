@@ -580,7 +580,7 @@ def test_a_nul_in_a_path_parameter_is_not_found(me):
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
-@pytest.mark.parametrize("path", ["/api/v1/nope/", "/api/v1/skills/1/nope/", "/api/nope", "/api/"])
+@pytest.mark.parametrize("path", ["/api/v1/nope/", "/api/v1/skills/1/nope/", "/api/nope", "/api/", "/mcp/nope"])
 def test_an_unknown_api_path_is_a_json_404(me, path, debug, settings):
     settings.DEBUG = debug  # `make run`'s default shows Django's technical 404 page unless we answer first
     for client in (me.client, APIClient()):
