@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors, services
 from accounts.forms import BrakedAuthenticationForm
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, new_key_shown_once, new_key_then_redirect, trader_required
 
 EXPIRES_AT_FORMAT = "must be a date and time, e.g. 2026-12-31T18:00 (UTC)"
 TOKENS_REVOKED = "Password changed. {count} account token(s) were revoked: create new ones below for your scripts."
@@ -63,8 +63,7 @@ def _expires_at(raw: str) -> dt.datetime | None:
 @never_cache  # the answer to a create holds the key: no cache may keep it
 @require_http_methods(["GET", "POST"])
 def account_tokens(request):
-    """The trader's account tokens; a POST creates one and shows its key on this answer only."""
-    created = None
+    """The trader's account tokens; a POST creates one and redirects here, where its key is shown once."""
     if request.method == "POST":
         name = request.POST.get("name", "").strip()
         back = {"back_url": reverse("account-tokens"), "back_label": "API tokens"}
@@ -78,7 +77,8 @@ def account_tokens(request):
         except ValidationError as exc:
             errors = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in exc.message_dict.items())
             return bad_request(request, errors, **back)
-        created = {"token": token, "key": key}
+        return new_key_then_redirect(request, reverse("account-tokens"), name=token.name, key=key)
+    created = new_key_shown_once(request)
     context = {"tokens": selectors.account_token_list(user=request.user), "created": created, "now": timezone.now()}
     return render(request, "accounts/tokens.html", context)
 

@@ -15,7 +15,7 @@ from django_htmx.http import push_url
 
 from ledger import selectors, services
 from ledger.models import TradeStatus
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, new_key_shown_once, new_key_then_redirect, trader_required
 
 JOURNAL_PAGE_SIZE = 50
 # "Why did you do this?": the searches (and their citations) the agent made on a trade's entry tick.
@@ -130,12 +130,12 @@ def deployment_trades(request, deployment_id: int):
 @never_cache  # the answer to a create holds the key: no cache may keep it
 @require_http_methods(["GET", "POST"])
 def runner_tokens(request, deployment_id: int):
-    """The deployment's runner tokens; a POST creates one and shows its key on this answer only."""
+    """The deployment's runner tokens; a POST creates one and redirects here, where its key is shown once."""
     deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
-    created = None
+    page = reverse("deployment-runner-tokens", args=[deployment.pk])
     if request.method == "POST":
         name = request.POST.get("name", "").strip()
-        back = {"back_url": reverse("deployment-runner-tokens", args=[deployment.pk]), "back_label": "Runner tokens"}
+        back = {"back_url": page, "back_label": "Runner tokens"}
         if not name:
             return bad_request(request, "name: must not be blank", **back)
         try:
@@ -143,7 +143,8 @@ def runner_tokens(request, deployment_id: int):
         except ValidationError as exc:
             errors = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in exc.message_dict.items())
             return bad_request(request, errors, **back)
-        created = {"token": token, "key": key}
+        return new_key_then_redirect(request, page, name=token.name, key=key)
+    created = new_key_shown_once(request)
     tokens = selectors.runner_token_list(user=request.user, deployment=deployment)
     context = {"deployment": deployment, "tokens": tokens, "created": created}
     return render(request, "ledger/runner_tokens.html", context)

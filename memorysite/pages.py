@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render, resolve_url
+from django.shortcuts import redirect, render, resolve_url
 from django_htmx.http import HttpResponseClientRedirect
 
 
@@ -26,6 +26,21 @@ def trader_required(view):
         return page_view(request, *args, **kwargs)
 
     return wrapped
+
+
+_NEW_KEY = "new_key_shown_once"
+
+
+def new_key_then_redirect(request, url: str, *, name: str, key: str):
+    """After creating a token on a page: the key goes to the next GET of `url` (post/redirect/get), so
+    a reload neither creates a second token nor shows the key again."""
+    request.session[_NEW_KEY] = {"name": name, "key": key}
+    return redirect(url)
+
+
+def new_key_shown_once(request) -> dict | None:
+    """The key a create just made ({name, key}), taken out of the session: shown on this answer only."""
+    return request.session.pop(_NEW_KEY, None)
 
 
 def bad_request(request, message: str, *, back_url: str, back_label: str):

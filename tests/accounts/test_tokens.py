@@ -130,10 +130,15 @@ def test_the_tokens_page_creates_and_revokes(owner):
     browser = Client()
     browser.force_login(owner)
     response = browser.post(reverse("account-tokens"), {"name": "notebook", "expires_at": "2099-01-01T12:00"})
-    assert response.status_code == 200
+    assert (response.status_code, response["Location"]) == (302, reverse("account-tokens"))  # post/redirect/get
     token = AccountToken.objects.get(owner=owner)
     assert (token.name, token.expires_at) == ("notebook", dt.datetime(2099, 1, 1, 12, tzinfo=dt.UTC))
-    assert token.key_prefix in response.content.decode()
+    shown = browser.get(reverse("account-tokens")).content.decode()
+    key = shown.split('id="new-account-token-key">')[1].split("<")[0]
+    assert key.startswith(token.key_prefix) and len(key) > 40
+    again = browser.get(reverse("account-tokens")).content.decode()  # a reload: no key, no second token
+    assert key not in again and token.key_prefix in again
+    assert AccountToken.objects.filter(owner=owner).count() == 1
     response = browser.post(reverse("account-token-revoke", args=[token.pk]))
     assert response.status_code == 302
     token.refresh_from_db()

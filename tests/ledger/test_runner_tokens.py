@@ -210,8 +210,9 @@ class TestRunnerTokensPage:
 
     def test_create_shows_the_key_once_and_revoke_stops_it(self, client, owner, deployment):
         client.force_login(owner)
-        created = client.post(self.page(deployment), {"name": "laptop runner"})
-        assert created.status_code == 200
+        posted = client.post(self.page(deployment), {"name": "laptop runner"})
+        assert (posted.status_code, posted["Location"]) == (302, self.page(deployment))  # post/redirect/get
+        created = client.get(self.page(deployment))
         assert "no-store" in created["Cache-Control"]
         content = created.content.decode()
         key = content.split('id="new-runner-token-key">')[1].split("<")[0]
