@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import logging
@@ -80,9 +81,10 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR") or "unknown"
 
 
-def _key(rule: Rule, subject: str) -> str:
+def _key(kind: str, subject: str) -> str:
+    """The Redis key of a subject's counter (kind: a rule's subject) or its attempt's turn ("turn")."""
     digest = hashlib.sha256(subject.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"{settings.RATE_KEY_PREFIX}brake:{rule.subject}:{digest}"
+    return f"{settings.RATE_KEY_PREFIX}brake:{kind}:{digest}"
 
 
 def _subjects(request, username: str) -> list[tuple[Rule, str]]:
@@ -92,7 +94,7 @@ def _subjects(request, username: str) -> list[tuple[Rule, str]]:
 def _counts(subjects: list[tuple[Rule, str]]) -> list[tuple[Rule, int, float | None]]:
     pipe = redis_client().pipeline(transaction=False)
     for rule, subject in subjects:
-        pipe.hmget(_key(rule, subject), "failures", "last")
+        pipe.hmget(_key(rule.subject, subject), "failures", "last")
     counts = []
     for (rule, _), (failures, last) in zip(subjects, pipe.execute(), strict=True):
         counts.append((rule, int(failures or 0), float(last) if last is not None else None))
@@ -102,7 +104,7 @@ def _counts(subjects: list[tuple[Rule, str]]) -> list[tuple[Rule, int, float | N
 def _record_failure(subjects: list[tuple[Rule, str]], now: float) -> None:
     pipe = redis_client().pipeline(transaction=True)
     for rule, subject in subjects:
-        key = _key(rule, subject)
+        key = _key(rule.subject, subject)
         pipe.hincrby(key, "failures", 1)
         pipe.hset(key, "last", repr(now))
         pipe.expire(key, rule.lock_seconds)
@@ -123,6 +125,43 @@ def password_login(*, request, username: str, password: str):
         refused = None
     if refused is not None:
         raise LoginRefused(refused)
+    with _one_attempt_at_a_time(username):
+        return _checked(request, username, password, subjects, now)
+
+
+# How long an attempt may hold its username's turn (a password check takes well under a second).
+ATTEMPT_TURN_SECONDS = 10
+
+
+@contextlib.contextmanager
+def _one_attempt_at_a_time(username: str):
+    """Concurrent guesses for one username are checked one at a time: without this, a burst sent at
+    once would all be checked before the first failure is counted, skipping the slow-down. A second
+    attempt while one is checked is refused like a slowed-down one (wait a second)."""
+    key = _key("turn", username)
+    try:
+        taken = bool(redis_client().set(key, "1", nx=True, ex=ATTEMPT_TURN_SECONDS))  # None: already taken
+    except RedisError:
+        log.warning("login brake: Redis unreachable, attempt for %r not serialised", username, exc_info=True)
+        taken = None
+    if taken is False:
+        raise LoginRefused(Refusal(rule=USERNAME_RULE, failures=_failures_of(username), wait_seconds=1))
+    try:
+        yield
+    finally:
+        if taken:
+            with contextlib.suppress(RedisError):
+                redis_client().delete(key)
+
+
+def _failures_of(username: str) -> int:
+    try:
+        return _counts([(USERNAME_RULE, username)])[0][1]
+    except RedisError:
+        return 0
+
+
+def _checked(request, username: str, password: str, subjects, now: float):
     user = authenticate(request, username=username, password=password)
     if user is not None and user.is_active:
         scope.switch(scope.owner_scope_of(user))  # the rest of the login (its last_login) is the user's
@@ -145,4 +184,4 @@ def login_lock(*, username: str) -> Refusal | None:
 
 def login_unlock(*, username: str) -> None:
     """Staff's unlock (and a successful login): the username's failures are forgotten."""
-    redis_client().delete(_key(USERNAME_RULE, username))
+    redis_client().delete(_key(USERNAME_RULE.subject, username))

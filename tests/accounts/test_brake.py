@@ -4,7 +4,10 @@ Failures are counted on the real Redis; the brake's clock is moved instead of sl
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from django.db import connection
 from django.test import Client, override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -174,3 +177,37 @@ def test_behind_a_proxy_the_client_is_the_address_in_its_header(trader, clock):
         exchange(guesser, f"nobody{n}", "wrong")
     assert exchange(guesser, "guessed", PASSWORD).status_code == 429
     assert exchange(trader_browser, "guessed", PASSWORD).status_code == 200  # same REMOTE_ADDR, another client
+
+
+def test_guesses_sent_at_once_are_checked_one_at_a_time(anon_api, trader, clock, monkeypatch):
+    """A burst of guesses sent together must not all be checked before the first failure is counted
+    (the walk-through's 40 parallel guesses had 10 checked with no wait). While one attempt for a
+    username is being checked, another is refused like a slowed-down one; the turn ends with it."""
+    barrier = threading.Barrier(2, timeout=10)
+    checking = services.authenticate
+
+    def slow_check(*args, **kwargs):  # the real check, held until the second attempt has arrived
+        barrier.wait()
+        barrier.wait()
+        return checking(*args, **kwargs)
+
+    answers = {}
+
+    def first():
+        try:
+            answers["first"] = exchange(APIClient(), "guessed", "wrong").status_code
+        finally:
+            connection.close()  # this thread's own connection
+
+    monkeypatch.setattr(services, "authenticate", slow_check)
+    worker = threading.Thread(target=first)
+    worker.start()
+    barrier.wait()  # the first attempt is inside its password check
+    second = exchange(anon_api, "guessed", PASSWORD)  # even the right password waits its turn
+    barrier.wait()
+    worker.join(timeout=10)
+    monkeypatch.undo()
+    assert (second.status_code, second["Retry-After"]) == (429, "1")
+    assert second.json()["detail"].startswith("login slowed down: 0 failed attempts for this username")
+    assert answers == {"first": 400}
+    assert exchange(anon_api, "guessed", PASSWORD).status_code == 200  # the turn was given back
