@@ -6,7 +6,7 @@ its Celery worker (the name starts with `_` so `make bench` does not run it as a
 
 import os
 
-from memorysite.env import celery_broker_url, redis_caches, redis_url_with_db
+from memorysite.env import celery_broker_url, redis_url_with_db
 from memorysite.settings import *  # noqa: F403
 from memorysite.settings import REDIS_URL
 
@@ -16,7 +16,11 @@ ROOT_URLCONF = "bench._floor_urls"
 # (or is handed) a benchmark's tasks, even when REDIS_URL points at a shared server.
 REDIS_URL = redis_url_with_db(REDIS_URL, int(os.environ.get("BENCH_REDIS_DB", "13")))
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
-CACHES = redis_caches(REDIS_URL)
+# Sessions on Redis (bench/load.py's "before" server runs an older tree, whose sessions are in its database).
+if globals().get("SESSION_ENGINE", "").endswith(".cache"):
+    from memorysite.env import redis_caches
+
+    CACHES = redis_caches(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BENCH_QUEUE") or "bench"
 

@@ -57,7 +57,7 @@ def seed() -> dict:
     import secrets
 
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.sessions.backends.cache import SessionStore
+    from django.contrib.sessions.backends import cache, db
     from django.db import connection
     from django.utils import timezone
 
@@ -75,11 +75,15 @@ def seed() -> dict:
         deployments = Deployment.objects.bulk_create(
             [Deployment(owner=user, skill_version=version, mode="sim") for _ in range(DEPLOYMENTS_PER_TRADER)]
         )
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
+        sessions = {}
+        # This checkout keeps sessions on Redis; the "before" tree kept them in its database.
+        for server, store in (("rls", cache.SessionStore), ("before", db.SessionStore)):
+            session = store()
+            session[SESSION_KEY] = str(user.pk)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            session.create()
+            sessions[server] = session.session_key
         legacy_key = secrets.token_hex(20)
         with connection.cursor() as cursor:
             cursor.execute("INSERT INTO authtoken_token VALUES (%s, now(), %s)", [legacy_key, user.pk])
@@ -88,7 +92,7 @@ def seed() -> dict:
                 "rls": account_token_create(owner=user, name="load", now=timezone.now())[1],
                 "before": legacy_key,
             },
-            "session": session.session_key,
+            "sessions": sessions,
             "deployments": [d.pk for d in deployments],
         }
     return traders
@@ -133,7 +137,7 @@ class Worker(threading.Thread):
             info = self.traders[trader]
             client = Client(self.ports[server], None if page else info["tokens"][server])
             if page:
-                client.headers["Cookie"] = f"sessionid={info['session']}"
+                client.headers["Cookie"] = f"sessionid={info['sessions'][server]}"
                 client.headers["Accept"] = "text/html"
             self.clients[key] = client
         return self.clients[key]
