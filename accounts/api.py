@@ -8,7 +8,6 @@ from rest_framework import exceptions, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from access import scope
 from accounts import selectors, services
 from accounts.serializers import AccountTokenCreated, AccountTokenInput, AccountTokenOutput, TokenInput, TokenOutput
 from memorysite.api import APIView, Page, paginated
@@ -63,7 +62,6 @@ class TokenView(APIView):
             raise LoginBraked(refused.refusal) from None
         if user is None:
             raise exceptions.ValidationError({"credentials": [BAD_CREDENTIALS]})
-        scope.switch(scope.owner_scope_of(user))  # the password authenticated the request: its rows are the user's
         _, key = services.account_token_create(owner=user, now=timezone.now(), **options)
         return Response({"token": key})
 

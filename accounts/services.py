@@ -164,7 +164,7 @@ def _failures_of(username: str) -> int:
 def _checked(request, username: str, password: str, subjects, now: float):
     user = authenticate(request, username=username, password=password)
     if user is not None and user.is_active:
-        scope.switch(scope.owner_scope_of(user))  # the rest of the login (its last_login) is the user's
+        scope.switch(scope.owner_scope_of(user))  # the rest of the request (last_login, a new token) is the user's
         try:
             login_unlock(username=username)  # a success forgets the username's failures (not the client's)
         except RedisError:
