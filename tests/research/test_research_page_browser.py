@@ -22,6 +22,12 @@ def experiment(tab, experiment_id: str):
     return tab.locator(f'tr.experiment[data-experiment-id="{experiment_id}"]')
 
 
+def settled(tab) -> None:
+    """htmx has finished a swap: the swapped-in filter form listens again (htmx binds it as the swap
+    settles; a change made before that, on a slow machine, goes unheard)."""
+    tab.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")
+
+
 def test_it_filters_in_place_and_expands_an_experiment_to_its_assessment(
     page,  # noqa: F811
     console_errors,  # noqa: F811
@@ -58,6 +64,7 @@ def test_it_filters_in_place_and_expands_an_experiment_to_its_assessment(
     sync_api.expect(page.locator("#experiment-count")).to_have_text("Experiments 1–2 of 2 matching the filters")
     assert page.evaluate("window.notReloaded") is True
 
+    settled(page)
     page.get_by_label("Verdict").select_option("no_signal")
     page.wait_for_url(re.compile(r"\?indicator=ADX&verdict=no_signal$"))
     sync_api.expect(rows).to_have_count(1)
@@ -79,6 +86,7 @@ def test_it_filters_in_place_and_expands_an_experiment_to_its_assessment(
     sync_api.expect(page.get_by_label("Indicator")).to_have_value("ADX")
     sync_api.expect(page.locator("#hypothesis-board .hypothesis-card")).to_have_count(3)
 
+    settled(page)
     page.get_by_label("Indicator").select_option("")
     page.wait_for_url(re.compile(re.escape(URL) + "$"))
     sync_api.expect(rows).to_have_count(4)
