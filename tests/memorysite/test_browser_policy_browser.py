@@ -103,3 +103,33 @@ def test_the_admin_runs_without_a_policy_violation(page, console_errors, trader)
     for path in paths:
         assert visit(page, path) == [], path
     assert console_errors == []
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_no_page_is_wider_than_a_phone(page, trader):  # noqa: F811
+    """Wide tables scroll inside their own box; long names in a select or a card wrap (the walk-through
+    found the home page 964 px wide, the runner tokens 608 px and recall 405 px at 390 px)."""
+    from ledger.models import Deployment, SkillVersion
+
+    version = SkillVersion.objects.get(skill_id=trader.skill_id)
+    version.skill.name = "A rather long skill name for mean reversion on BTC perpetuals"
+    version.skill.save()
+    Deployment.objects.filter(pk=trader.deployment_id).update(skill_version=version)
+    page.set_viewport_size(PHONE)
+    log_in(page, trader.user.username, PASSWORD)
+    paths = [
+        reverse("home"),
+        reverse("deployment-runner-tokens", args=[trader.deployment_id]),
+        reverse("deployment-trades", args=[trader.deployment_id]),
+        reverse("recall"),
+        reverse("research"),
+        reverse("account-tokens"),
+    ]
+    widths = {}
+    for path in paths:
+        assert page.goto(path).status == 200, path
+        page.wait_for_load_state("networkidle")
+        widths[path] = page.evaluate("document.documentElement.scrollWidth")
+    assert {path: width for path, width in widths.items() if width > PHONE["width"]} == {}
