@@ -15,7 +15,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors, services
 from accounts.forms import BrakedAuthenticationForm
-from memorysite.pages import bad_request, new_key_shown_once, new_key_then_redirect, trader_required
+from memorysite.pages import (
+    bad_request,
+    new_key_shown_once,
+    new_key_then_redirect,
+    rules_broken,
+    trader_required,
+)
 
 EXPIRES_AT_FORMAT = "must be a date and time, e.g. 2026-12-31T18:00 (UTC)"
 TOKENS_REVOKED = "Password changed. {count} account token(s) were revoked: create new ones below for your scripts."
@@ -75,8 +81,7 @@ def account_tokens(request):
                 owner=request.user, name=name, expires_at=expires_at, now=timezone.now()
             )
         except ValidationError as exc:
-            errors = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in exc.message_dict.items())
-            return bad_request(request, errors, **back)
+            return bad_request(request, rules_broken(exc), **back)
         return new_key_then_redirect(request, reverse("account-tokens"), name=token.name, key=key)
     created = new_key_shown_once(request)
     context = {"tokens": selectors.account_token_list(user=request.user), "created": created, "now": timezone.now()}

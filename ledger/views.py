@@ -15,7 +15,13 @@ from django_htmx.http import push_url
 
 from ledger import selectors, services
 from ledger.models import TradeStatus
-from memorysite.pages import bad_request, new_key_shown_once, new_key_then_redirect, trader_required
+from memorysite.pages import (
+    bad_request,
+    new_key_shown_once,
+    new_key_then_redirect,
+    rules_broken,
+    trader_required,
+)
 
 JOURNAL_PAGE_SIZE = 50
 # "Why did you do this?": the searches (and their citations) the agent made on a trade's entry tick.
@@ -141,8 +147,7 @@ def runner_tokens(request, deployment_id: int):
         try:
             token, key = services.runner_token_create(deployment=deployment, name=name)
         except ValidationError as exc:
-            errors = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in exc.message_dict.items())
-            return bad_request(request, errors, **back)
+            return bad_request(request, rules_broken(exc), **back)
         return new_key_then_redirect(request, page, name=token.name, key=key)
     created = new_key_shown_once(request)
     tokens = selectors.runner_token_list(user=request.user, deployment=deployment)

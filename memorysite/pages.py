@@ -43,6 +43,11 @@ def new_key_shown_once(request) -> dict | None:
     return request.session.pop(_NEW_KEY, None)
 
 
+def rules_broken(exc) -> str:
+    """A Django ValidationError as one line for a page's 400: `field: rule; field: rule`."""
+    return "; ".join(f"{field}: {', '.join(rules)}" for field, rules in exc.message_dict.items())
+
+
 def bad_request(request, message: str, *, back_url: str, back_label: str):
     """A page's 400 for a bad query parameter: the message names the parameter and the rule."""
     context = {"message": message, "back_url": back_url, "back_label": back_label}
