@@ -8,7 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
-from memorysite.admin import ReadOnlyAdmin
+from access.admin import ReadOnlyAdmin
 from recall import services
 from recall.models import (
     DOCUMENT_MAX_CHARS,
