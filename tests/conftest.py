@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import subprocess
 
 import pytest
 from django.db import connection
@@ -11,7 +12,63 @@ from rest_framework.test import APIClient
 from access import scope
 from access.roles import owner_credentials, swap_credentials
 from memorysite.embedded import EmbeddedServices
-from tests.factories import UserFactory, token_client
+from tests.factories import DeploymentFactory, UserFactory, token_client
+
+# A test that uses one of these starts a web server, a browser or a Celery worker: it is `slow`
+# (pyproject.toml), so `make test-fast` (pytest -m "not slow") leaves it out.
+SLOW_FIXTURES = frozenset({"live_server", "browser", "empty_queue"})
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+_process_refused_to: pytest.Item | None = None
+_popen_init = subprocess.Popen.__init__
+
+
+def _popen_init_unless_refused(self, args, *rest, **options):
+    if _process_refused_to is not None:
+        pytest.fail(
+            f"{_process_refused_to.nodeid} starts a process ({args!r}): mark it @pytest.mark.slow "
+            "so `make test-fast` leaves it out",
+            pytrace=False,
+        )
+    _popen_init(self, args, *rest, **options)
+
+
+subprocess.Popen.__init__ = _popen_init_unless_refused  # asyncio's and the MCP client's subprocesses too
+
+
+@contextlib.contextmanager
+def _processes_refused_to(item: pytest.Item | None):
+    global _process_refused_to
+    refused_to, _process_refused_to = _process_refused_to, item
+    try:
+        yield
+    finally:
+        _process_refused_to = refused_to
+
+
+def _unless_slow(item: pytest.Item) -> pytest.Item | None:
+    return None if item.get_closest_marker("slow") else item
+
+
+# A test not marked slow fails when its body or its own (function-scoped) fixtures start a process,
+# so a process-spawning test cannot forget its mark. Wider fixtures (the embedded servers, the test
+# database) are not the test's own doing, even when a test's request is what sets them up.
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    with _processes_refused_to(_unless_slow(request.node) if fixturedef.scope == "function" else None):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    with _processes_refused_to(_unless_slow(item)):
+        return (yield)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -106,6 +163,35 @@ def owner(db):
 @pytest.fixture
 def other(db):
     return UserFactory(username="other")
+
+
+@pytest.fixture
+def curator(db):
+    """Staff with every admin permission (the admin pages' user)."""
+    return UserFactory(username="curator", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def staff_client(client, curator):
+    client.force_login(curator)
+    return client
+
+
+@pytest.fixture
+def deployment(owner):
+    """The owner's paper deployment of a new skill; a module needing a named or tuned one overrides it."""
+    return DeploymentFactory(skill_version__skill__owner=owner)
+
+
+@pytest.fixture
+def empty_queue():
+    """This run's Celery queue empty before and after: what tests without a worker queued is not the
+    worker's work. Only worker tests use it (SLOW_FIXTURES)."""
+    from tests.workers import purge
+
+    purge()
+    yield
+    purge()
 
 
 @pytest.fixture

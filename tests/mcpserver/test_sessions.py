@@ -33,6 +33,7 @@ from ledger.services import runner_token_revoke
 from tests.security.world import CONTEXT, make_trader
 from tests.workers import database_url_of_test_db
 
+pytestmark = pytest.mark.slow  # a live server, and `manage.py mcp` processes for stdio
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 TOOLS = {
     "get_skill_performance",

@@ -41,6 +41,7 @@ def test_it_answers_503_naming_redis_when_redis_is_down(client, db, settings, tm
     assert response.json() == {"database": "ok", "pgvector": _pgvector_version(), "redis": "down", "down": ["redis"]}
 
 
+@pytest.mark.slow
 def test_it_answers_503_naming_the_database_when_postgres_is_down(tmp_path):
     """A separate process whose DATABASE_URL points at a socket where no server listens."""
     script = (

@@ -30,12 +30,14 @@ def _manage(*args, **env_overrides):
     )
 
 
+@pytest.mark.slow
 def test_the_production_profile_passes_check_deploy():
     result = _manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
@@ -96,6 +98,7 @@ def test_it_uses_the_native_psycopg_pool_through_the_scoping_backend():
     assert database["CONN_MAX_AGE"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [

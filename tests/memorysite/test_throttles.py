@@ -11,7 +11,6 @@ from rest_framework.test import APIClient
 
 from memorysite import settings as service_settings
 from memorysite.throttles import TokenRateThrottle
-from tests.factories import DeploymentFactory
 
 SERVICE_RATE = {
     "API_THROTTLE_REQUESTS": service_settings.API_THROTTLE_REQUESTS,
@@ -33,11 +32,6 @@ def clock(monkeypatch) -> Clock:
     clock = Clock(2_000_000_000.0)  # a window boundary (a multiple of 10 s)
     monkeypatch.setattr(TokenRateThrottle, "clock", clock)
     return clock
-
-
-@pytest.fixture
-def deployment(owner):
-    return DeploymentFactory(skill_version__skill__owner=owner)
 
 
 @pytest.fixture
