@@ -12,13 +12,6 @@ from django.utils import timezone
 
 from chatmemory import services
 from chatmemory.models import ArchivedReason, Bar, FactSource, MarketEvent
-from tests.factories import UserFactory
-
-
-@pytest.fixture
-def staff_client(client, db):
-    client.force_login(UserFactory(username="curator", is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.fixture

@@ -37,16 +37,9 @@ from tests.ledger.test_materialize_ordering import actual_rows, expected_rows, p
 from tests.reflection.test_reflection_worker import round_trips
 from tests.workers import celery_workers, purge, wait_until
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_queue")]
 
 ANTHROPIC_WORKER = {"DJANGO_SETTINGS_MODULE": "tests.faults.anthropic_worker_settings"}
-
-
-@pytest.fixture(autouse=True)
-def empty_queue():
-    purge()
-    yield
-    purge()
 
 
 def dump(logs):

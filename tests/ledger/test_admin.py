@@ -4,13 +4,7 @@ import pytest
 from django.urls import reverse
 
 from ledger.models import DecisionSnapshot
-from tests.factories import DeploymentFactory, UserFactory
-
-
-@pytest.fixture
-def staff_client(client, db):
-    client.force_login(UserFactory(username="curator", is_staff=True, is_superuser=True))
-    return client
+from tests.factories import DeploymentFactory
 
 
 @pytest.fixture

@@ -29,11 +29,6 @@ BUY = {
 }
 
 
-@pytest.fixture
-def deployment(owner):
-    return DeploymentFactory(skill_version__skill__owner=owner)
-
-
 def ticks_url(deployment):
     return f"/api/v1/deployments/{deployment.pk}/ticks/"
 

@@ -9,11 +9,6 @@ from tests.factories import DeploymentFactory
 END = "2026-06-04T12:00:00Z"
 
 
-@pytest.fixture
-def deployment(owner):
-    return DeploymentFactory(skill_version__skill__owner=owner)
-
-
 def _trades(deployment):
     return sorted(
         TradeHistory.objects.filter(deployment=deployment).values_list(

@@ -20,10 +20,10 @@ from ledger.domain import tick_from_payload
 from ledger.materializer import MaterializeContext, apply_ops, reconcile_portfolio_delta
 from ledger.models import DecisionSnapshot, TradeHistory
 from ledger.tasks import materialize_deployment
-from tests.factories import DeploymentFactory, account_key
-from tests.workers import celery_worker, database_url_of_test_db, purge, wait_until
+from tests.factories import account_key
+from tests.workers import celery_worker, database_url_of_test_db, wait_until
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_queue")]
 T0 = dt.datetime(2026, 6, 4, 23, 0, tzinfo=dt.UTC)
 
 
@@ -88,17 +88,6 @@ def post_all(api, deployment, bodies):
 def caught_up(deployment) -> bool:
     deployment.refresh_from_db()
     return deployment.materialized_through == deployment.latest_tick_at
-
-
-@pytest.fixture(autouse=True)
-def empty_queue():
-    """Ticks posted by other tests with no worker running leave tasks behind; start from none."""
-    purge()
-
-
-@pytest.fixture
-def deployment(owner):
-    return DeploymentFactory(skill_version__skill__owner=owner)
 
 
 def test_a_worker_materializes_posted_ticks_in_order(owner_api, deployment, tmp_path):

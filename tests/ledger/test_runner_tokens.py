@@ -35,11 +35,6 @@ def tokens_url(deployment) -> str:
 
 
 @pytest.fixture
-def deployment(owner):
-    return DeploymentFactory(skill_version__skill__owner=owner)
-
-
-@pytest.fixture
 def created(owner_api, deployment):
     response = owner_api.post(tokens_url(deployment), {"name": "vps runner"}, format="json")
     assert response.status_code == 201, response.json()

@@ -11,9 +11,9 @@ from ledger.models import TradeHistory, TradeStatus
 from recall.models import Chunk, TradeSituation
 from tests.factories import DeploymentFactory
 from tests.openapi import assert_matches_schema
-from tests.workers import celery_worker, purge, wait_until
+from tests.workers import celery_worker, wait_until
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_queue")]
 T0 = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
 RUNBOOK = """# Broker outage
 
@@ -37,11 +37,6 @@ def long_document(sections: int = 3) -> str:
         parts += [" ".join(WORDS[(n + line + i) % len(WORDS)] for i in range(12)) + "." for line in range(40)]
         parts.append("")
     return "\n".join(parts)
-
-
-@pytest.fixture(autouse=True)
-def empty_queue():
-    purge()
 
 
 def post_document(api, path: str, content: str) -> dict:

@@ -9,22 +9,11 @@ from django.urls import reverse
 
 from reflection import services
 from reflection.models import NoteSource, NoteStatus, ReflectionNote
-from tests.factories import DeploymentFactory, UserFactory
+from tests.factories import DeploymentFactory
 from tests.reflection.support import CannedEngine, RoundTrip, trades
 
 LESSONS = "### Entry timing\n- breakouts won 2 of 3"
 CHANGELIST = "admin:reflection_reflectionnote_changelist"
-
-
-@pytest.fixture
-def curator(db):
-    return UserFactory(username="curator", is_staff=True, is_superuser=True)
-
-
-@pytest.fixture
-def staff_client(client, curator):
-    client.force_login(curator)
-    return client
 
 
 @pytest.fixture

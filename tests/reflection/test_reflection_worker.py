@@ -7,15 +7,10 @@ import pytest
 from reflection.models import NoteStatus, ReflectionNote
 from reflection.tasks import daily_sweep
 from tests.factories import DeploymentFactory
-from tests.workers import celery_worker, purge, wait_until
+from tests.workers import celery_worker, wait_until
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_queue")]
 T0 = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
-
-
-@pytest.fixture(autouse=True)
-def empty_queue():
-    purge()
 
 
 def round_trips(api, deployment, count: int, start: int = 0) -> None:

@@ -13,22 +13,10 @@ from django.utils import timezone
 
 from research import services
 from research.models import CapabilityRequest, Experiment, Hypothesis
-from tests.factories import UserFactory
 
 T0 = dt.datetime(2025, 12, 27, tzinfo=dt.UTC)
 CONTEXT = {"indicators": ["RSI"], "timeframe": "1h", "symbol": "EURUSD", "zigzag_threshold": 0.015}
 CHANGELIST = "admin:research_capabilityrequest_changelist"
-
-
-@pytest.fixture
-def curator(db):
-    return UserFactory(username="curator", is_staff=True, is_superuser=True)
-
-
-@pytest.fixture
-def staff_client(client, curator):
-    client.force_login(curator)
-    return client
 
 
 @pytest.fixture
