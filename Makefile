@@ -4,7 +4,7 @@ VENV := .venv
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test browser lint format bench clean-data
+.PHONY: run test test-fast browser lint format bench clean-data
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (set PYTHON=/path/to/python3.11)")'
@@ -42,6 +42,10 @@ test: browser $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/python -m pytest
+
+## test-fast: the inner loop (under 2 minutes): lint, then every test that starts no process, server or browser
+test-fast: lint
+	$(VENV)/bin/python -m pytest -m "not slow"
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
