@@ -19,10 +19,37 @@ from tests.factories import DeploymentFactory, UserFactory, token_client
 SLOW_FIXTURES = frozenset({"live_server", "browser", "empty_queue"})
 
 
-def pytest_collection_modifyitems(items):
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fewer-examples",
+        action="store_true",
+        help="each Hypothesis test tries a fifth of its examples, at least 10 (make test-fast; make test tries all)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    if config.getoption("fewer_examples"):
+        _fewer_examples(items)
+
+
+def _fewer_examples(items) -> None:
+    """Hypothesis reads a test's settings from this attribute when the test runs (its own pytest
+    plugin rewrites it the same way); explicit @settings(max_examples=...) included."""
+    from hypothesis import settings
+
+    capped = set()
+    for item in items:
+        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if current is None or id(test) in capped:  # parametrized cases share their function
+            continue
+        capped.add(id(test))
+        test._hypothesis_internal_use_settings = settings(
+            current, max_examples=min(current.max_examples, max(10, current.max_examples // 5))
+        )
 
 
 _process_refused_to: pytest.Item | None = None
@@ -150,7 +177,7 @@ def _drop_test_databases_of_dead_runs() -> None:
     with psycopg.connect(**{k: v for k, v in conninfo.items() if v}, autocommit=True) as conn:
         rows = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [prefix + "%"]).fetchall()
         for (name,) in rows:
-            pid = name.removeprefix(prefix)
+            pid = name.removeprefix(prefix).split("_")[0]  # test_memory_<pid>, or _<pid>_gw<n> under xdist
             if pid.isdigit() and not pid_alive(int(pid)):
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
