@@ -54,20 +54,26 @@ def is_invisible(ch: str) -> bool:
     return ch in INVISIBLE_CHARACTERS
 
 
-def _unsafe(ch: str) -> bool:
+def is_unsafe(ch: str) -> bool:
+    """The prompt-text rule: a character of UNSAFE_CATEGORIES or an invisible one never reaches a prompt."""
     return unicodedata.category(ch) in UNSAFE_CATEGORIES or ch in INVISIBLE_CHARACTERS
+
+
+def replace_unsafe(text: str) -> str:
+    """Every unsafe character becomes one space; nothing else changes (whitespace runs are kept)."""
+    return "".join(" " if is_unsafe(ch) else ch for ch in text)
 
 
 def one_line(text: str) -> str:
     """Unsafe characters become spaces and whitespace runs collapse: the text is one line."""
-    return " ".join("".join(" " if _unsafe(ch) else ch for ch in text).split())
+    return " ".join(replace_unsafe(text).split())
 
 
 def clean_text_block(raw: str) -> str:
     """Multi-line free text: line breaks normalised to ``\\n``, tabs to spaces, every other unsafe
     character removed, lines right-stripped and the block stripped."""
     lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    cleaned = ("".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or not _unsafe(ch)) for line in lines)
+    cleaned = ("".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or not is_unsafe(ch)) for line in lines)
     return "\n".join(line.rstrip() for line in cleaned).strip()
 
 
