@@ -278,6 +278,8 @@ class TradeHistory(OwnedModel):
     holding_minutes = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
     realized_pnl_usd = models.DecimalField(**_USD, null=True, blank=True)
     fees_usd = models.DecimalField(**_USD, default=0)
+    # The latest filled_at among the fills posted to the trade (ledger.services.fill_record); null: none yet.
+    last_filled_at = models.DateTimeField(null=True, blank=True)
     mfe_usd = models.DecimalField(**_USD, null=True, blank=True)
     mae_usd = models.DecimalField(**_USD, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

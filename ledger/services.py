@@ -12,7 +12,8 @@ from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Value
+from django.db.models.functions import Greatest
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -382,7 +383,8 @@ def op_as_json(op) -> dict:
 
 @transaction.atomic
 def fill_record(*, deployment: Deployment, symbol: str, fees_usd, filled_at: dt.datetime) -> TradeHistory:
-    """Add a fill's fees to the open trade in that symbol (the seed's recordOrderFilled)."""
+    """Add a fill's fees to the open trade in that symbol (the seed's recordOrderFilled) and keep the
+    latest ``filled_at`` of its fills as ``last_filled_at`` (fills may arrive out of order)."""
     materialize_if_behind(deployment)  # a fill may follow the tick that opened the trade
     trade = (
         TradeHistory.objects.select_for_update()
@@ -392,7 +394,8 @@ def fill_record(*, deployment: Deployment, symbol: str, fees_usd, filled_at: dt.
     if trade is None:
         raise ValidationError({"symbol": [NO_OPEN_TRADE.format(symbol=symbol)]})
     trade.fees_usd = F("fees_usd") + Decimal(str(fees_usd))
-    trade.save(update_fields=["fees_usd", "updated_at"])
+    trade.last_filled_at = Greatest(F("last_filled_at"), Value(filled_at))  # PostgreSQL's GREATEST skips a null
+    trade.save(update_fields=["fees_usd", "last_filled_at", "updated_at"])
     trade.refresh_from_db()
     return trade
 
