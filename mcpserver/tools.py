@@ -49,7 +49,7 @@ from recall import api as recall_api
 from recall.serializers import SearchInput
 from research import api as research_api
 from research import services as research_services
-from research.core import context_fingerprint
+from research.experiment_context import context_fingerprint
 from research.serializers import ContextCheckInput, ContextCheckOutput, ExperimentInput
 from signals import api as signals_api
 from signals import selectors as signal_selectors

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from memorysite.api import APIView, Page, paginated
 from research import selectors, services
-from research.core import context_fingerprint
+from research.experiment_context import context_fingerprint
 from research.serializers import (
     ContextCheckInput,
     ContextCheckOutput,

@@ -14,8 +14,8 @@ from django_htmx.http import push_url
 
 from memorysite.pages import bad_request, trader_required
 from research import selectors
-from research.core import format_context_line, format_results_line
 from research.models import HYPOTHESIS_STATUSES, VERDICTS
+from research.rendering import format_context_line, format_results_line
 
 RESEARCH_PAGE_SIZE = 50
 FILTERS = ("indicator", "timeframe", "symbol", "verdict")

@@ -16,8 +16,8 @@ import pytest
 from django.urls import reverse
 
 from research import services
-from research.core import format_context_line, format_results_line
 from research.models import CapabilityRequest, Experiment, Hypothesis
+from research.rendering import format_context_line, format_results_line
 from tests.factories import UserFactory
 
 HTMX = {"HX-Request": "true"}
