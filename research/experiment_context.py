@@ -53,6 +53,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, localcontext
+from typing import Any
 
 from memorysite.text import UNSAFE_CATEGORIES
 
@@ -86,12 +87,12 @@ class ContextError(ValueError):
         self.message = message
 
 
-def clean_context(raw: Mapping) -> dict:
+def clean_context(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The context as stored (see the module docstring); raises ContextError naming the field."""
     if not isinstance(raw, Mapping):
         raise ContextError("context", "must be a mapping (a JSON object)")
     _check_keys(raw, "context")
-    cleaned: dict = {}
+    cleaned: dict[str, Any] = {}
     indicators = None
     if raw.get("indicators") is not None:
         indicators = _clean_indicators(raw["indicators"])
@@ -128,7 +129,7 @@ def clean_context(raw: Mapping) -> dict:
     return cleaned
 
 
-def _check_keys(mapping: Mapping, field: str) -> None:
+def _check_keys(mapping: Mapping[str, Any], field: str) -> None:
     seen: dict[str, str] = {}
     for key in mapping:
         if not isinstance(key, str):
@@ -171,12 +172,12 @@ def _clean_indicators(value: object) -> list[str]:
     return names
 
 
-def _clean_indicator_params(value: object, indicators: Sequence[str]) -> dict:
+def _clean_indicator_params(value: object, indicators: Sequence[str]) -> dict[str, Any]:
     field = "context.indicator_params"
     if not isinstance(value, Mapping):
         raise ContextError(field, "must be a mapping of indicator name to {parameter: value}")
     spelling = {name.upper(): name for name in indicators}
-    cleaned: dict = {}
+    cleaned: dict[str, Any] = {}
     seen: set[str] = set()
     for raw_name, params in value.items():
         if not isinstance(raw_name, str):
@@ -190,7 +191,7 @@ def _clean_indicator_params(value: object, indicators: Sequence[str]) -> dict:
         seen.add(key)
         if not isinstance(params, Mapping):
             raise ContextError(name_field, "must be a mapping of parameter name to a number, string or boolean")
-        cleaned_params: dict = {}
+        cleaned_params: dict[str, Any] = {}
         for raw_param, param_value in params.items():
             param_field = f"{name_field}.{raw_param.strip() if isinstance(raw_param, str) else raw_param}"
             param = _short_text(raw_param, param_field, SHORT_TEXT_MAX_CHARS)
@@ -302,10 +303,10 @@ def _json_value(value: object, field: str, depth: int) -> object:
     raise ContextError(field, "must be a JSON value (null, boolean, number, string, list or object)")
 
 
-def context_fingerprint(context: Mapping) -> str:
+def context_fingerprint(context: Mapping[str, Any]) -> str:
     """sha256 hex of the cleaned context's canonical JSON (see the module docstring)."""
     cleaned = clean_context(context)
-    known: dict = {key: cleaned[key] for key in CONTEXT_KEYS if key in cleaned}
+    known: dict[str, Any] = {key: cleaned[key] for key in CONTEXT_KEYS if key in cleaned}
     extras = {key: value for key, value in cleaned.items() if key not in CONTEXT_KEYS}
     if "indicators" in known:
         known["indicators"] = sorted(name.upper() for name in known["indicators"])
@@ -327,7 +328,9 @@ def _canonical(value: object) -> str:
     if isinstance(value, Mapping):
         items = sorted((key.strip(), item) for key, item in value.items())
         return "{" + ",".join(f"{json.dumps(key)}:{_canonical(item)}" for key, item in items) + "}"
-    return "[" + ",".join(_canonical(item) for item in value) + "]"  # a list (cleaned: nothing else is left)
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    raise TypeError(f"not a cleaned context value: {type(value).__name__}")  # clean_context leaves nothing else
 
 
 def _canonical_number(value: int | float | Decimal) -> str:
@@ -342,7 +345,7 @@ def _canonical_number(value: int | float | Decimal) -> str:
         return format(number.normalize(), "f")
 
 
-def experiment_columns(context: Mapping) -> dict:
+def experiment_columns(context: Mapping[str, Any]) -> dict[str, Any]:
     """The experiment row's context columns: ``context`` (cleaned), ``context_fingerprint``, ``indicators``,
     ``timeframe`` and ``symbol``; raises ContextError naming the field."""
     cleaned = clean_context(context)

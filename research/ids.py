@@ -37,7 +37,7 @@ def numbered_id(prefix: str, number: int) -> str:
     return f"{prefix}{number:03d}"
 
 
-def natural_key(identifier: str) -> tuple:
+def natural_key(identifier: str) -> tuple[tuple[str | int, ...], str]:
     """Sort key of the natural order: ``H_009`` before ``H_010`` (see the module docstring)."""
     parts = re.split(r"([0-9]+)", identifier.casefold())
     return (tuple(int(part) if index % 2 else part for index, part in enumerate(parts)), identifier)
