@@ -26,8 +26,8 @@ from chatmemory import chat, selectors, services
 from chatmemory.facts import FACT_MAX_CHARS, FACT_MIN_CHARS, FACTS_IN_PROMPT
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource
 from chatmemory.prompt import MODES
-from ledger.risk_state import estimate_tokens
 from memorysite.pages import trader_required, wants_partial
+from memorysite.text import estimate_tokens
 
 # -- /profile/facts/ ------------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Research memory's pure core: context rules and fingerprint, the assessment parser, the hypothesis
 lifecycle and the research agent's prompt blocks (seed: research-memory.md).
 
-Pure: stdlib and ``ledger.risk_state.estimate_tokens`` only; no Django, no I/O, no clock. The rendered
+Pure: stdlib and ``memorysite.text`` only; no Django, no I/O, no clock. The rendered
 text is a contract (it goes into the research agent's prompt), so its format is exact::
 
     ## Experiment History
@@ -146,8 +146,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from ledger.risk_state import estimate_tokens
-from memorysite.text import UNSAFE_CATEGORIES, one_line
+from memorysite.text import UNSAFE_CATEGORIES, estimate_tokens, one_line
 
 VERDICTS = ("strong_signal", "weak_signal", "no_signal", "overfit")
 HYPOTHESIS_STATUSES = ("untested", "testing", "validated", "refuted", "inconclusive")

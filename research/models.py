@@ -8,7 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from ledger.models import OwnedModel
+from access.models import OwnedModel
 
 VERDICTS = ("strong_signal", "weak_signal", "no_signal", "overfit")
 HYPOTHESIS_STATUSES = ("untested", "testing", "validated", "refuted", "inconclusive")
