@@ -7,7 +7,7 @@ Search runs two owner-scoped candidate queries and fuses them in Python (recall.
   ``FTS_CANDIDATE_CAP`` matching rows are ranked, so a common term cannot make a query rank half the
   table; a trader with at most ``FTS_ROW_SCAN_MAX`` readable chunks has its rows tested one by one,
   since through the GIN index a common term reads every owner's postings first (above it, the GIN
-  path runs in the SECURITY DEFINER function `recall_keyword_matches`, access/policies.py: row-level
+  path runs in the SECURITY DEFINER function `recall_keyword_matches`, recall/row_security.py: row-level
   security would otherwise keep the index from serving `@@`);
 - vector: cosine distance over pgvector. pgvector applies a WHERE filter *after* its HNSW scan, so a
   filtered HNSW query returns too few rows when the trader's rows are a small share of the table.
@@ -207,7 +207,7 @@ _KEYWORD = """
 _OWNER_ROWS = "(SELECT c.id, c.search_vector FROM recall_chunks c WHERE {scope} OFFSET 0)"
 
 
-# The GIN path goes through access/policies.py's SECURITY DEFINER function: under row-level security
+# The GIN path goes through recall/row_security.py's SECURITY DEFINER function: under row-level security
 # `@@` (not LEAKPROOF) cannot be an index condition, so the plain statement would test every row.
 _KEYWORD_GIN = """
     SELECT m.id, m.rank FROM recall_keyword_matches({or_tsquery}, %s, %s, %s, %s) AS m
