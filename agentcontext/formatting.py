@@ -1,7 +1,7 @@
 """Deterministic renderers for the memory sections of the agent's per-tick context.
 
-Pure: stdlib, ``ledger.domain``, ``ledger.risk_state.estimate_tokens`` and ``memorysite.text`` (both
-themselves pure) only. No Django, no I/O, no clock (``now`` is an argument).
+Pure: stdlib, ``ledger.domain``, ``ledger.risk_state`` and ``memorysite.text`` (estimate_tokens and the
+prompt-text rule, replace_unsafe) (all pure) only. No Django, no I/O, no clock (``now`` is an argument).
 Port of the seed's ``assembleContext()`` memory sections (memory-layer.md, "Context injection"
 and "Token budget"). The rendered text is a contract that runners diff byte for byte, so every
 rule below is exact. Sections are lines joined by ``"\\n"`` with no trailing newline; a section
@@ -63,12 +63,11 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, local
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick
 from ledger.memory_view import ContextInputs
-from ledger.risk_state import (  # estimate_tokens: the seed's ceil(chars / 4), shared with the risk-state slot
-    aggregate_risk_state,
-    estimate_tokens,
-    render_recent_activity,
+from ledger.risk_state import aggregate_risk_state, render_recent_activity
+from memorysite.text import (
+    estimate_tokens,  # the seed's ceil(chars / 4), shared with the risk-state slot
+    replace_unsafe,
 )
-from memorysite.text import replace_unsafe
 
 __all__ = [
     "LAST_DECISION_HEADER",
@@ -86,7 +85,6 @@ __all__ = [
     "MemoryContext",
     "assemble_context",
     "clamp_recent_trades_k",
-    "estimate_tokens",
     "format_price",
     "format_usd",
     "memory_block_token_ceiling",

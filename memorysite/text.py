@@ -12,10 +12,13 @@ characters spell ASCII that no one sees) and the variation selectors supplement 
 byte each, hidden behind a visible character). Rows keep them as written; what leaves the service
 neutralises them: ``strip_invisible`` towards an agent (tool results, MCP, search snippets),
 ``mark_invisible`` towards a human (pages and admin show ``[U+200B]``).
+
+``estimate_tokens`` is the one token estimate every prompt budget counts with (the seed's ceil(chars / 4)).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import unicodedata
@@ -122,3 +125,8 @@ def mark_invisible(text: str) -> str:
 
 def has_invisible(text: str) -> bool:
     return _INVISIBLE_RUN.search(text) is not None
+
+
+def estimate_tokens(text: str | None) -> int:
+    """ceil(len(text) / 4); 0 for None."""
+    return 0 if text is None else math.ceil(len(text) / 4)

@@ -8,7 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from ledger.models import OwnedModel
+from access.models import OwnedModel
 from research.assessment import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS
 
 ID_MAX = 100

@@ -1,7 +1,7 @@
 """The research agent's prompt blocks (seed: research-memory.md): ``## Experiment History`` and
 ``## Open Hypotheses``.
 
-Pure: stdlib, ``ledger.risk_state.estimate_tokens``, ``memorysite.text`` and research's pure modules only;
+Pure: stdlib, ``memorysite.text`` (one_line, estimate_tokens) and research's pure modules only;
 no Django, no I/O, no clock. The rendered text is a contract (it goes into the research agent's prompt), so
 its format is exact::
 
@@ -70,8 +70,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from ledger.risk_state import estimate_tokens
-from memorysite.text import one_line
+from memorysite.text import estimate_tokens, one_line
 from research.assessment import ELLIPSIS, HYPOTHESIS_STATUSES, OPEN_STATUSES, VERDICTS
 from research.ids import natural_key
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentcontext import formatting
 from agentcontext.formatting import (
     LAST_DECISION_TOKEN_CEILING,
     OPEN_POSITIONS_MAX_ROWS,
@@ -22,7 +23,6 @@ from agentcontext.formatting import (
     MemoryContext,
     assemble_context,
     clamp_recent_trades_k,
-    estimate_tokens,
     format_price,
     format_usd,
     memory_block_token_ceiling,
@@ -33,7 +33,7 @@ from agentcontext.formatting import (
 )
 from ledger import risk_state
 from ledger.domain import ClosedTrade, OpenTrade, ProposedAction, Tick
-from memorysite.text import is_unsafe
+from memorysite.text import estimate_tokens, is_unsafe
 
 UTC = dt.UTC
 D = Decimal
@@ -535,7 +535,7 @@ def test_it_is_empty_when_every_section_is_suppressed():
 
 
 def test_it_estimates_tokens_as_a_quarter_of_the_characters_rounded_up():
-    assert estimate_tokens is risk_state.estimate_tokens
+    assert formatting.estimate_tokens is risk_state.estimate_tokens is estimate_tokens  # one estimate for all
     assert [estimate_tokens(t) for t in (None, "", "a", "abcd", "abcde")] == [0, 0, 1, 1, 2]
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.risk_state import estimate_tokens
+from memorysite.text import estimate_tokens
 from research.assessment import (
     HYPOTHESIS_STATUSES,
     REQUEST_STATUSES,

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ledger", "0010_idempotency_keys"),
+        ("ledger", "0011_idempotency_keys_to_access"),
     ]
 
     operations = [
