@@ -4,7 +4,7 @@ VENV := .venv
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test browser lint format bench clean-data
+.PHONY: run test browser lint typecheck format bench clean-data
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (set PYTHON=/path/to/python3.11)")'
@@ -37,15 +37,20 @@ browser:
 		exit 1; \
 	fi
 
-## test: set up, lint, then the whole pytest suite against real PostgreSQL+pgvector and Redis
+## test: set up, lint, typecheck, then the whole pytest suite against real PostgreSQL+pgvector and Redis
 test: browser $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/python -m pytest
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+## typecheck: mypy with django-stubs and djangorestframework-stubs; strict on the pure modules (pyproject.toml)
+typecheck: $(DEV_STAMP)
+	$(VENV)/bin/mypy
 
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff check --fix .
