@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -236,8 +237,8 @@ class TradeStatus(models.TextChoices):
     CLOSED = "closed", "closed"
 
 
-_USD = {"max_digits": 28, "decimal_places": 8}
-_PRICE = {"max_digits": 32, "decimal_places": 12}
+_USD: dict[str, Any] = {"max_digits": 28, "decimal_places": 8}
+_PRICE: dict[str, Any] = {"max_digits": 32, "decimal_places": 12}
 
 
 class TradeHistory(OwnedModel):
