@@ -161,11 +161,8 @@ def _label(model) -> str:
 
 def declarations() -> list[tuple[AppConfig, RowSecurity]]:
     """The installed apps that declare their row security, with what they declare."""
-    return [
-        (config, config.row_security)
-        for config in apps.get_app_configs()
-        if isinstance(getattr(config, "row_security", None), RowSecurity)
-    ]
+    declared = [(config, getattr(config, "row_security", None)) for config in apps.get_app_configs()]
+    return [(config, security) for config, security in declared if isinstance(security, RowSecurity)]
 
 
 def _tables(config: AppConfig, model_names: tuple[str, ...]) -> list[str]:
@@ -238,7 +235,7 @@ def key_lookup_policies() -> list[tuple[str, str, str]]:
         (
             model._meta.db_table,
             KEY_LOOKUP_POLICY,
-            KEY_LOOKUP_CLAUSE.format(column=model._meta.get_field("key_hash").column),
+            KEY_LOOKUP_CLAUSE.format(column=model._meta.get_field("key_hash").column),  # type: ignore[union-attr]  # a concrete field
         )
         for config, security in declarations()
         for model in (config.get_model(name) for name in security.key_lookup)

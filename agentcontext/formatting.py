@@ -60,6 +60,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
+from typing import TypedDict
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick
 from ledger.memory_view import ContextInputs
@@ -501,6 +502,13 @@ def render_open_positions(trades: Sequence[OpenTrade], *, now: dt.datetime) -> s
     return _section(OPEN_POSITIONS_HEADER, rows)
 
 
+class TokenEstimate(TypedDict):
+    """``MemoryContext.token_estimate``: per-section estimates and the joined text's."""
+
+    per_section: dict[str, int]
+    total: int
+
+
 @dataclass(frozen=True)
 class MemoryContext:
     """The memory sections of one tick's context, their joined text and its token estimate.
@@ -513,7 +521,7 @@ class MemoryContext:
 
     sections: dict[str, str | None]
     text: str
-    token_estimate: dict
+    token_estimate: TokenEstimate
 
     def with_section(self, key: str, section: str | None) -> MemoryContext:
         """This context with one more section appended (recall's similar past situations)."""
@@ -535,7 +543,7 @@ def assemble_context(
     recent_activity: str | None,
     closed_trades: Sequence[ClosedTrade],
     open_trades: Sequence[OpenTrade],
-    now: dt.datetime,
+    now: dt.datetime | None,
     recent_trades_k: int,
     memory_enabled: bool,
 ) -> MemoryContext:
@@ -544,17 +552,20 @@ def assemble_context(
     ``recent_activity`` arrives rendered (by ``ledger.risk_state``); an empty string counts as
     suppressed. When ``memory_enabled`` is False the recent-trades and open-positions sections are
     ``None`` (the seed adds them only when ``skill.context.memory.enabled``); last decision and
-    recent activity are unaffected.
+    recent activity are unaffected. ``now`` (the held minutes of open positions) may be None only
+    when there are no open trades: a ledger that has seen no tick yet.
     """
+    if memory_enabled and open_trades and now is None:
+        raise ValueError("assemble_context: open trades need `now` for their held minutes")
     sections: dict[str, str | None] = {
         "last_decision": render_last_decision(last_tick),
         "recent_activity": recent_activity or None,
         "recent_trades": render_recent_trades(closed_trades, k=recent_trades_k) if memory_enabled else None,
-        "open_positions": render_open_positions(open_trades, now=now) if memory_enabled else None,
+        "open_positions": render_open_positions(open_trades, now=now) if memory_enabled and now is not None else None,
         "similar_situations": None,
     }
     text = _SECTION_SEPARATOR.join(section for section in sections.values() if section is not None)
-    token_estimate = {
+    token_estimate: TokenEstimate = {
         "per_section": {key: estimate_tokens(section) for key, section in sections.items()},
         "total": estimate_tokens(text),
     }

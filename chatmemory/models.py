@@ -4,6 +4,7 @@ coach reads (market_events, bars)."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -151,7 +152,7 @@ class Timeframe(models.TextChoices):
     D1 = "1d", "1 day"
 
 
-_PRICE = {"max_digits": 32, "decimal_places": 12}
+_PRICE: dict[str, Any] = {"max_digits": 32, "decimal_places": 12}
 
 
 class Bar(models.Model):

@@ -11,6 +11,7 @@ the page (303) and a form with errors is rendered as a page.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import urlencode, urlsplit
 
 from django import forms
@@ -43,7 +44,10 @@ class FactFilterForm(forms.Form):
 
     def __init__(self, data, *, topics: list[str]):
         super().__init__(data)
-        self.fields["topic"].choices = [("", "all topics"), *((topic, topic) for topic in topics)]
+        cast(forms.ChoiceField, self.fields["topic"]).choices = [
+            ("", "all topics"),
+            *((topic, topic) for topic in topics),
+        ]
 
     def filters(self) -> Filters:
         self.is_valid()

@@ -8,6 +8,7 @@ Database CHECK constraints back every rule the API validates.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.db import models
 from django.db.models import F, Q
@@ -217,8 +218,8 @@ class TradeStatus(models.TextChoices):
     CLOSED = "closed", "closed"
 
 
-_USD = {"max_digits": 28, "decimal_places": 8}
-_PRICE = {"max_digits": 32, "decimal_places": 12}
+_USD: dict[str, Any] = {"max_digits": 28, "decimal_places": 8}
+_PRICE: dict[str, Any] = {"max_digits": 32, "decimal_places": 12}
 
 
 class TradeHistory(OwnedModel):

@@ -1,5 +1,6 @@
 """Trader pages of the ledger. Pages read through selectors only."""
 
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -45,9 +46,12 @@ class TradeFilterForm(forms.Form):
 
     def __init__(self, data, *, choices: selectors.TradeJournalChoices):
         super().__init__(data)
-        self.fields["symbol"].choices = [("", "all symbols"), *((s, s) for s in choices.symbols)]
+        cast(forms.ChoiceField, self.fields["symbol"]).choices = [
+            ("", "all symbols"),
+            *((s, s) for s in choices.symbols),
+        ]
         regimes = [*choices.regime_tags, selectors.UNCLASSIFIED]
-        self.fields["regime"].choices = [("", "all regimes"), *((tag, tag) for tag in regimes)]
+        cast(forms.ChoiceField, self.fields["regime"]).choices = [("", "all regimes"), *((tag, tag) for tag in regimes)]
 
     def filters(self) -> dict[str, str]:
         """The valid filter values; a value that is not a choice (a stale or edited URL) means "all"."""

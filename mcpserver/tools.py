@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import close_old_connections, connection, transaction
 from django.http import Http404
@@ -65,7 +66,7 @@ class Principal:
     `request_thread` is set over HTTP: the thread serving the request, whose transaction (already in
     the trader's scope) every call must run in."""
 
-    user: object
+    user: User
     runner_deployment_id: int | None = None
     request_thread: int | None = None
 

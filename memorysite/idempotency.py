@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+from typing import TYPE_CHECKING
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http.request import RawPostDataException
@@ -37,6 +38,11 @@ from rest_framework.response import Response
 
 from access import scope
 from access.models import IdempotencyKey
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView as _ViewBase
+else:
+    _ViewBase = object  # a mixin: the view class supplies APIView
 
 logger = logging.getLogger("memorysite.idempotency")
 
@@ -157,7 +163,7 @@ def release(row) -> None:
         logger.warning("idempotency: could not release key %r", row.key, exc_info=True)
 
 
-class IdempotentViewMixin:
+class IdempotentViewMixin(_ViewBase):
     """For DRF views: claims the key once the request is authenticated and permitted, replays or
     refuses as `claim` says, and settles the key with the view's answer."""
 

@@ -22,6 +22,7 @@ import math
 import re
 import sys
 import unicodedata
+from typing import Any
 
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 TAG_BLOCK = range(0xE0000, 0xE0080)
@@ -86,7 +87,7 @@ def strip_invisible(text: str) -> str:
     return text.translate(_STRIP)
 
 
-def strip_invisible_json(value):
+def strip_invisible_json(value: Any) -> Any:
     """A JSON-like value (dicts, lists, strings, scalars) with every string, keys included, passed
     through ``strip_invisible``; other values are returned as they are."""
     if isinstance(value, str):

@@ -62,7 +62,8 @@ class SearchScope:
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
         """WHERE clause: the trader's rows (all, or owner-level + one deployment's) and global rows."""
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[object] = []
         if self.owner_id is None:
             clauses.append(f"{alias}.owner_id IS NULL")
         elif self.deployment_id is None:

@@ -10,6 +10,7 @@ memorysite.browser.InvisibleTextMarkMiddleware, so text cannot hide or reorder w
 from __future__ import annotations
 
 import difflib
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -100,7 +101,7 @@ def _search(request):
         "query_shown": query,
         "source": source,
         "deployment_id": deployment_id,
-        "source_choices": form.fields["source"].choices,
+        "source_choices": cast(forms.ChoiceField, form.fields["source"]).choices,
         "search_url": _search_url(query, source, deployment_id),
         "results": None,
         "backend": selectors.effective_backend(embedder_available=embedder_available()),

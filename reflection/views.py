@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.shortcuts import render
 from django.urls import reverse
@@ -29,7 +31,10 @@ class LessonsFilterForm(forms.Form):
     def __init__(self, data, *, versions: list[int]):
         super().__init__(data)
         self.versions = versions
-        self.fields["version"].choices = [("", "all versions"), *((str(v), f"v{v}") for v in versions)]
+        cast(forms.ChoiceField, self.fields["version"]).choices = [
+            ("", "all versions"),
+            *((str(v), f"v{v}") for v in versions),
+        ]
 
     def error_message(self) -> str:
         choices = ", ".join(str(v) for v in self.versions) or "(none yet)"

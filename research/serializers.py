@@ -110,8 +110,12 @@ class ExperimentOutput(serializers.ModelSerializer):
 
 class HypothesisOutput(serializers.ModelSerializer):
     id = serializers.CharField(source="hypothesis_id")
-    source_experiment = serializers.SlugRelatedField(slug_field="experiment_id", read_only=True, allow_null=True)
-    tested_by = serializers.SlugRelatedField(slug_field="experiment_id", many=True, read_only=True)
+    source_experiment: serializers.SlugRelatedField[Experiment] = serializers.SlugRelatedField(
+        slug_field="experiment_id", read_only=True, allow_null=True
+    )
+    tested_by: serializers.SlugRelatedField[Experiment] = serializers.SlugRelatedField(
+        slug_field="experiment_id", many=True, read_only=True
+    )
 
     class Meta:
         model = Hypothesis
@@ -120,7 +124,9 @@ class HypothesisOutput(serializers.ModelSerializer):
 
 class RequestOutput(serializers.ModelSerializer):
     id = serializers.CharField(source="request_id")
-    requested_by = serializers.SlugRelatedField(slug_field="experiment_id", read_only=True, allow_null=True)
+    requested_by: serializers.SlugRelatedField[Experiment] = serializers.SlugRelatedField(
+        slug_field="experiment_id", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = CapabilityRequest

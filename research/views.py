@@ -3,6 +3,7 @@ assessment), the hypothesis board and the capability requests. Pages read throug
 
 from __future__ import annotations
 
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -54,7 +55,10 @@ class ExperimentFilterForm(forms.Form):
             "verdict": list(VERDICTS),
         }
         for name, options in values.items():
-            self.fields[name].choices = [("", f"all {name}s"), *((value, value) for value in options)]
+            cast(forms.ChoiceField, self.fields[name]).choices = [
+                ("", f"all {name}s"),
+                *((value, value) for value in options),
+            ]
         self.values = values
 
     def error_message(self) -> str:
@@ -108,7 +112,8 @@ def research_home(request):
     context = {
         "filtered": any(filters.values()),
         "filter_fields": [
-            {"name": name, "choices": form.fields[name].choices, "selected": filters[name]} for name in FILTERS
+            {"name": name, "choices": cast(forms.ChoiceField, form.fields[name]).choices, "selected": filters[name]}
+            for name in FILTERS
         ],
         "choices": choices,
         "page": page,

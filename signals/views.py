@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import Decimal
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -54,7 +55,7 @@ class AgentFilterForm(forms.Form):
     def __init__(self, data, *, agents: list[str]):
         super().__init__(data)
         self.agents = agents
-        self.fields["agent"].choices = [("", "all agents"), *((name, name) for name in agents)]
+        cast(forms.ChoiceField, self.fields["agent"]).choices = [("", "all agents"), *((name, name) for name in agents)]
 
     def error_message(self) -> str:
         choices = ", ".join(self.agents) or "(none yet)"
