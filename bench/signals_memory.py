@@ -499,10 +499,9 @@ def main(argv=None) -> int:
 
         clients: dict[str, Client] = {}
         if args.http_rounds:
-            from bench._floor_urls import FLOOR_TABLE_SQL  # Django is set up by now
+            from bench._floor_urls import create_floor_table  # Django is set up by now
 
-            with connection.cursor() as cursor:
-                cursor.execute(FLOOR_TABLE_SQL)
+            create_floor_table()
             web = run.start_gunicorn(workers=1, threads=4)
             clients = {label: Client(web.port, token_for(f"bench-{label.lower()}")) for label in ("SMALL", "LARGE")}
         query = f"?agents={','.join(AGENTS)}&limit={LIMIT}"

@@ -121,9 +121,8 @@ def tick_body(i: int) -> dict:
 
 def seed() -> tuple[str, int]:
     from django.contrib.auth import get_user_model
-    from django.db import connection
 
-    from bench._floor_urls import FLOOR_TABLE_SQL
+    from bench._floor_urls import create_floor_table
     from ledger.models import Deployment, DeploymentMode, Skill, SkillVersion
 
     token = token_for("bench-runner")
@@ -138,13 +137,13 @@ def seed() -> tuple[str, int]:
         reflection_cadence="off",  # sections 1-2 measure ticks alone; section 3 compares reflection on/off
     )
     deployment = Deployment.objects.create(owner=owner, skill_version=version, mode=DeploymentMode.PAPER)
-    with connection.cursor() as cursor:
-        cursor.execute(FLOOR_TABLE_SQL)
+    create_floor_table()
     return token, deployment.pk
 
 
 class Cursor:
-    """Reads the deployment's ingest and materialization marks over one autocommit connection."""
+    """Reads the deployment's ingest and materialization marks over one autocommit connection, as the tables'
+    owner (row-level security shows the app role no rows outside a trader's scope)."""
 
     def __init__(self, database_url: str, deployment_id: int):
         import psycopg
@@ -200,7 +199,7 @@ def main(argv=None) -> int:
         worker = run.start_celery_worker()
         web = run.start_gunicorn(workers=1, threads=4)
         client = Client(web.port, token)
-        marks = Cursor(run.env["DATABASE_URL"], deployment_id)
+        marks = Cursor(run.env["DATABASE_MIGRATE_URL"], deployment_id)
         ticks_path = f"/api/v1/deployments/{deployment_id}/ticks/"
         floor_path = "/bench/floor/insert/"
         floor_no = 0
@@ -336,7 +335,7 @@ def reflection_on_vs_off(run: BenchRun, client: Client, rounds: int, block: int)
             reflection_every_n_trades=1000,
         )
         ids[kind] = Deployment.objects.create(owner=owner, skill_version=version, mode=DeploymentMode.PAPER).pk
-    cursors = {kind: Cursor(run.env["DATABASE_URL"], deployment_id) for kind, deployment_id in ids.items()}
+    cursors = {kind: Cursor(run.env["DATABASE_MIGRATE_URL"], deployment_id) for kind, deployment_id in ids.items()}
     bodies = [tick_body(i) for i in range(WARMUP + rounds * block)]  # both deployments get this stream
     position = {"off": 0, "on": 0}
     walls: dict[str, list[float]] = {"off": [], "on": []}
@@ -403,7 +402,7 @@ def _timed(steps: dict[str, list[float]], name: str, function):
 STEPS = (
     "tick request over HTTP, worker stopped",
     "tick request, in process",
-    "  token authentication (1 query)",
+    "  token authentication (key-hash lookup)",
     "  TickInput validation (100 bars)",
     "  tick_ingest (owner-scoped lock, insert, update, commit, enqueue)",
     "    of which enqueue (on commit: apply_async to Redis)",
