@@ -69,6 +69,7 @@ _PR_SET_PDEATHSIG = 1
 
 
 SMOKE_ENV = "BENCH_SMOKE"
+_smoke = False  # this run is a smoke run (parse_args)
 TEMPLATE_PREFIX = "memory_bench_template_"
 
 
@@ -92,6 +93,8 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None, smok
     if parser.parse_known_args(argv)[0].smoke:
         parser.set_defaults(**smoke)
     args = parser.parse_args(argv)
+    global _smoke
+    _smoke = args.smoke
     if args.smoke:
         print("SMOKE run (tiny sizes): it checks that the benchmark runs; its figures mean nothing", flush=True)
     return args
@@ -138,6 +141,13 @@ def ratio_line(label: str, value: float, goal: float, unit: str = "") -> str:
 
 
 # -- measuring in process (Django set up) ----------------------------------------------------------
+
+
+def checkpoint(cursor) -> None:
+    """CHECKPOINT, so the seed's dirty pages are flushed now, not during the timed rounds; skipped in a smoke run
+    (seconds on a busy shared server, for figures that mean nothing)."""
+    if not _smoke:
+        cursor.execute("CHECKPOINT")
 
 
 def copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
@@ -331,18 +341,26 @@ class Child:
         except OSError:
             return "(no log)"
 
-    def stop(self) -> None:
-        """SIGTERM to the child's own process group, then SIGKILL if it has not gone in time."""
-        if self.process.poll() is not None:
-            return
-        for sig, timeout in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
+    def stop(self, *, graceful: bool = True) -> None:
+        """SIGTERM (graceful) or SIGQUIT (gunicorn's and Celery's quick shutdown: a run's measurements are over, and
+        a graceful gunicorn waits seconds on idle keep-alive connections) to the child's own process group, then
+        SIGKILL if it has not gone in time."""
+        self.signal(signal.SIGTERM if graceful else signal.SIGQUIT)
+        self.wait_stopped()
+
+    def signal(self, sig: int) -> None:
+        if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, sig)  # the group this process started (process_group=0)
-            try:
-                self.process.wait(timeout=timeout)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+
+    def wait_stopped(self) -> None:
+        """Waits for the child signalled to stop; SIGKILL to its group if it has not gone in time."""
+        try:
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5.0)
 
 
 def spawn(name: str, argv: list[str], env: dict[str, str], *, port: int | None = None, cwd: Path = REPO) -> Child:
@@ -541,10 +559,13 @@ class BenchRun:
         """Idempotent: children first, then the database connections, then servers we started."""
         for sig in self._previous_handlers:  # a second Ctrl-C must not cut the clean-up short
             signal.signal(sig, signal.SIG_IGN)
-        while self.children:
-            child = self.children.pop()
+        children, self.children = self.children[::-1], []
+        for child in children:  # all at once: each takes seconds to exit
             with contextlib.suppress(Exception):
-                child.stop()
+                child.signal(signal.SIGQUIT)
+        for child in children:
+            with contextlib.suppress(Exception):
+                child.wait_stopped()
         if "django" in sys.modules:
             with contextlib.suppress(Exception):
                 from django.db import connections
