@@ -31,7 +31,7 @@ trader cost it.
   (b) the retrieval statement alone (execute + fetchall, autocommit);
   (c) GET /api/v1/markets/{id}/memory/?agents=a,b,c,d&limit=3 to gunicorn (1 worker x 4 threads),
       one keep-alive connection per trader, `--http-rounds` rounds (0 skips it); in phase 2 with two
-      floors in the same rounds: POST /bench/floor/insert/ (token auth + one autocommitted INSERT, the
+      floors in the same rounds: POST /bench/floor/insert/ (token auth + one INSERT in the request's transaction, the
       cheapest API write: (c) writes its audit row too) and GET /healthz (no auth).
 
 Prints p50/p95/p99 per case, the SQL statements per call, the ratios LARGE/SMALL (goal <= 1.3;
@@ -89,7 +89,7 @@ GOAL = 1.3
 ABSOLUTE_GOAL_MS = 5.0
 SEED_TARGET_MS = 100.0
 LIMIT = 3
-FLOOR_PATH = "/bench/floor/insert/"  # token auth + one autocommitted INSERT of a tiny row: the cheapest API write
+FLOOR_PATH = "/bench/floor/insert/"  # token auth + one tiny INSERT: the cheapest API write
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # the newest signal
 YEAR = dt.timedelta(days=365)
 MEASURED_LARGE = 250  # signals per agent on LARGE's measured market
