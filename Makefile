@@ -37,15 +37,15 @@ browser:
 		exit 1; \
 	fi
 
-## test: set up, lint, then the whole pytest suite against real PostgreSQL+pgvector and Redis
-test: browser $(DEV_STAMP)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
+## test: set up, lint (style and the import contracts), then the whole pytest suite against real PostgreSQL+pgvector and Redis
+test: browser lint
 	$(VENV)/bin/python -m pytest
 
+## lint: ruff, and import-linter's contracts for the layer order (pyproject.toml [tool.importlinter])
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff check --fix .

@@ -1,7 +1,20 @@
 from django.contrib import admin
 
 from access.models import Elevation
-from memorysite.admin import ReadOnlyAdmin
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written by agents, runners or services: staff read them in admin, never edit them there.
+    The admin base every app shares; it lives in the bottom layer so every app can stand on it."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Elevation)

@@ -8,10 +8,10 @@ from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from access.admin import ReadOnlyAdmin
 from accounts import services
 from accounts.forms import BrakedAdminAuthenticationForm
 from accounts.models import AccountToken
-from memorysite.admin import ReadOnlyAdmin
 
 admin.site.login_form = BrakedAdminAuthenticationForm  # the admin's login is braked like the trader's
 

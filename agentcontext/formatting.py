@@ -1,7 +1,7 @@
 """Deterministic renderers for the memory sections of the agent's per-tick context.
 
-Pure: stdlib, ``ledger.domain`` and ``ledger.risk_state.estimate_tokens`` (itself pure) only. No
-Django, no I/O, no clock (``now`` is an argument).
+Pure: stdlib, ``ledger.domain``, ``ledger.risk_state`` and ``memorysite.text`` (estimate_tokens and the
+prompt-text rule, replace_unsafe) (all pure) only. No Django, no I/O, no clock (``now`` is an argument).
 Port of the seed's ``assembleContext()`` memory sections (memory-layer.md, "Context injection"
 and "Token budget"). The rendered text is a contract that runners diff byte for byte, so every
 rule below is exact. Sections are lines joined by ``"\\n"`` with no trailing newline; a section
@@ -34,12 +34,13 @@ minute (seconds are truncated, not rounded).
 
 Text rules:
 
-- Reasons (``entry_reason``, the proposal's ``reason``): every control character (Unicode
-  category Cc, Cf, Cs) and line/paragraph separator (Zl, Zp) becomes one space, ``"`` becomes
-  ``'``, outer whitespace is stripped, and a result longer than ``REASON_MAX_CHARS`` is cut to
-  ``REASON_MAX_CHARS - 1`` characters plus ``…``. A reason that is empty after this is omitted
-  together with its quotes.
-- Identifiers (symbol, side, action kind, engine rule, regime tag) get the same control-character
+- Reasons (``entry_reason``, the proposal's ``reason``): every unsafe character of the service's one
+  prompt-text rule (``memorysite.text.replace_unsafe``: Unicode categories Cc, Cf, Cs, Co, Zl, Zp,
+  the tag block and the variation selectors supplement) becomes one space (runs are not collapsed),
+  ``"`` becomes ``'``, outer whitespace is stripped, and a result longer than ``REASON_MAX_CHARS``
+  is cut to ``REASON_MAX_CHARS - 1`` characters plus ``…``. A reason that is empty after this is
+  omitted together with its quotes.
+- Identifiers (symbol, side, action kind, engine rule, regime tag) get the same unsafe-character
   replacement and stripping and are cut with ``…`` to their ``*_MAX_CHARS``; an identifier that is
   empty after this is omitted from the row.
 
@@ -56,17 +57,16 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick
 from ledger.memory_view import ContextInputs
-from ledger.risk_state import (  # estimate_tokens: the seed's ceil(chars / 4), shared with the risk-state slot
-    aggregate_risk_state,
-    estimate_tokens,
-    render_recent_activity,
+from ledger.risk_state import aggregate_risk_state, render_recent_activity
+from memorysite.text import (
+    estimate_tokens,  # the seed's ceil(chars / 4), shared with the risk-state slot
+    replace_unsafe,
 )
 
 __all__ = [
@@ -85,7 +85,6 @@ __all__ = [
     "MemoryContext",
     "assemble_context",
     "clamp_recent_trades_k",
-    "estimate_tokens",
     "format_price",
     "format_usd",
     "memory_block_token_ceiling",
@@ -119,7 +118,6 @@ _SHOWN_EXIT_REASONS = (LIQUIDATED, EXTERNAL_FLATTEN)
 _ELLIPSIS = "…"
 _ARROW = " → "
 _SECTION_SEPARATOR = "\n\n"
-_REPLACED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _MIN_PRECISION = 60
 # Every arithmetic step runs in a copy of this context, never in the caller's.
 _CONTEXT = Context(prec=_MIN_PRECISION, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
@@ -336,7 +334,7 @@ def _format_minutes(value: Decimal) -> str:
 
 
 def _sanitize(text: str) -> str:
-    return "".join(" " if unicodedata.category(ch) in _REPLACED_CATEGORIES else ch for ch in text).strip()
+    return replace_unsafe(text).strip()
 
 
 def _cut(text: str, max_chars: int) -> str:

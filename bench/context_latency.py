@@ -214,7 +214,8 @@ def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
 
 
 def token_check(bodies: dict[str, dict]) -> list[str]:
-    from agentcontext.formatting import estimate_tokens, memory_block_token_ceiling
+    from agentcontext.formatting import memory_block_token_ceiling
+    from memorysite.text import estimate_tokens
 
     lines = []
     separators = 2 * estimate_tokens("\n\n")  # last decision | recent activity | memory block

@@ -36,7 +36,7 @@ Prints p50/p95/p99 per case and trader, SQL per call, the LARGE/SMALL ratios (go
 statement's p50 (execute wrapper, same timed calls) and the Python rest, and EXPLAIN ANALYZE of every
 statement at both sizes (checked: no Seq Scan on experiments or hypotheses; rows each scan read);
 the full plan where a LARGE statement is over the goal (every one with --explain). The outputs are
-checked against the rendering contract of research/core.py (history byte-identical; the open
+checked against the rendering contract of research/rendering.py (history byte-identical; the open
 hypotheses shown are the newest by natural id; the "(k more ...)" line).
 
 What-if (unless --no-what-if, when a ratio misses), inside one transaction that is rolled back (the
@@ -309,7 +309,7 @@ class Seeder:
         self.rows = 0
 
     def _rows_of(self, label: str) -> Iterator[tuple]:
-        from research.core import clean_context, context_fingerprint
+        from research.experiment_context import clean_context, context_fingerprint
 
         owner_id, count = self.owners[label]
         for j in range(count - 1, -1, -1):
@@ -429,7 +429,7 @@ def probes(traders: dict[str, dict]) -> dict[str, tuple[int, dict]]:
     """The raw contexts of the duplicate check: hit (one experiment of each trader has it) and miss (none)."""
     from django.db import connection
 
-    from research.core import clean_context, context_fingerprint
+    from research.experiment_context import clean_context, context_fingerprint
 
     def matches(context: dict) -> list[int]:
         fingerprint = context_fingerprint(clean_context(context))
@@ -503,11 +503,12 @@ def history_block(text: str) -> str:
 
 def open_check(user, text: str) -> tuple[str, list[str]]:
     """The open-hypotheses block against the contract: the newest (natural id order) 20, then "(k more ...)"."""
-    from research.core import MAX_OPEN_HYPOTHESES_SHOWN, _natural_key
+    from research.ids import natural_key
     from research.models import Hypothesis
+    from research.rendering import MAX_OPEN_HYPOTHESES_SHOWN
 
     ids = list(Hypothesis.objects.filter(owner=user, status__in=("untested", "testing")).values_list("hypothesis_id"))
-    expected = sorted((i for (i,) in ids), key=_natural_key, reverse=True)[:MAX_OPEN_HYPOTHESES_SHOWN]
+    expected = sorted((i for (i,) in ids), key=natural_key, reverse=True)[:MAX_OPEN_HYPOTHESES_SHOWN]
     block = text.split("## Open Hypotheses\n\n", 1)[1]
     shown = [line[2:].split(":")[0] for line in block.splitlines() if line.startswith("- ")]
     more = len(ids) - len(shown)
@@ -570,9 +571,9 @@ def prefetched_open(user, order: list[str]) -> Callable[[], list]:
     (prefetch_related instead of select_related: 2 statements, the second one over at most 20 ids)."""
     from django.db.models import Prefetch
 
-    from research.core import MAX_OPEN_HYPOTHESES_SHOWN
+    from research.assessment import OPEN_STATUSES
     from research.models import Experiment, Hypothesis
-    from research.selectors import OPEN_STATUSES
+    from research.rendering import MAX_OPEN_HYPOTHESES_SHOWN
 
     def call():
         hypotheses = (
@@ -678,7 +679,7 @@ def main(argv=None) -> int:
         for line in seed_check(traders):
             print(line)
 
-        from research.core import clean_context, context_fingerprint
+        from research.experiment_context import clean_context, context_fingerprint
         from research.selectors import research_context
         from research.services import duplicates_of
 

@@ -90,7 +90,7 @@ def install(sealed: bool) -> None:
                 name = statement.split()[2]
                 cursor.execute(f'DROP POLICY {name} ON "{owned.table}"')
                 cursor.execute(statement.replace(f"{policies.SEALED} AND ", ""))
-        for table, name, clause in policies.KEY_LOOKUP_POLICIES:
+        for table, name, clause in policies.key_lookup_policies():
             cursor.execute(f'DROP POLICY {name} ON "{table}"')
             cursor.execute(f'CREATE POLICY {name} ON "{table}" {clause.replace(f"{policies.SEALED} AND ", "")}')
 

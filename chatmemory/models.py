@@ -13,7 +13,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
-from ledger.models import OwnedQuerySet, Skill
+from access.models import OwnedQuerySet
+from ledger.models import Skill
 
 FACT_MIN_CHARS, FACT_MAX_CHARS = 4, 500
 TOPIC_MAX_CHARS = 32

@@ -26,8 +26,8 @@ from chatmemory import chat, selectors, services
 from chatmemory.facts import FACT_MAX_CHARS, FACT_MIN_CHARS, FACTS_IN_PROMPT
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource
 from chatmemory.prompt import MODES
-from ledger.risk_state import estimate_tokens
-from memorysite.pages import trader_required
+from memorysite.pages import trader_required, wants_partial
+from memorysite.text import estimate_tokens
 
 # -- /profile/facts/ ------------------------------------------------------------------------------------------
 
@@ -153,8 +153,7 @@ def profile_facts(request):
     topics = selectors.fact_topics(user=request.user)
     filters = FactFilterForm(request.GET, topics=topics).filters()
     context = _facts_context(request, filters, topics=topics)
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         return push_url(render(request, "chatmemory/_facts_body.html", context), filters.url)
     return render(request, "chatmemory/facts.html", context)
 
@@ -340,6 +339,6 @@ def chat_preview(request):
         "fact_count": len(system.fact_ids),
         "facts_in_prompt": FACTS_IN_PROMPT,
     }
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         return push_url(render(request, "chatmemory/_chat_preview_body.html", context), _preview_url(mode))
     return render(request, "chatmemory/chat_preview.html", context)

@@ -21,6 +21,7 @@ from memorysite.pages import (
     new_key_then_redirect,
     rules_broken,
     trader_required,
+    wants_partial,
 )
 
 JOURNAL_PAGE_SIZE = 50
@@ -110,8 +111,7 @@ def deployment_trades(request, deployment_id: int):
         "newer_url": _journal_url(deployment.pk, filters, page.previous_page_number()) if page.has_previous() else None,
         "older_url": _journal_url(deployment.pk, filters, page.next_page_number()) if page.has_next() else None,
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "ledger/_trade_rows.html", context)
         return push_url(response, _journal_url(deployment.pk, filters, page.number))
 

@@ -71,6 +71,16 @@ def validation_body(detail) -> dict:
     return {"detail": summary, "errors": errors}
 
 
+class Conflict(exceptions.APIException):
+    """A 409 whose body says more than `detail` (e.g. the prior rows' ids): sent as given, by REST and MCP alike."""
+
+    status_code = status.HTTP_409_CONFLICT
+
+    def __init__(self, body: dict):
+        super().__init__(body["detail"])
+        self.detail = body  # as given: DRF would turn every leaf into a string
+
+
 class APIView(IdempotentViewMixin, DrfAPIView):
     """The base of every API view: DRF's APIView with `Idempotency-Key` support on POST
     (memorysite/idempotency.py), documented in the schema."""

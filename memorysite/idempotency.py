@@ -36,6 +36,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from access import scope
+from access.models import IdempotencyKey
 
 logger = logging.getLogger("memorysite.idempotency")
 
@@ -96,18 +97,16 @@ def applies_to(request) -> bool:
 def claim(request):
     """The key's row for this request (the view runs), or raises: a 400 for a bad key, a 409, or the
     replay of the stored answer. None when the request carries no key (or is not concerned)."""
-    from ledger.models import IdempotencyKey
-
     if not applies_to(request):
         return None
     key = request.META[META_KEY]
     if not valid_key(key):
         raise serializers.ValidationError({HEADER: [KEY_RULE]})
     with scope.transaction_unless_open():  # a view without a request transaction (the chat) claims in one
-        return _claim(request, key, IdempotencyKey)
+        return _claim(request, key)
 
 
-def _claim(request, key: str, IdempotencyKey):
+def _claim(request, key: str):
     fingerprint = request_fingerprint(request)
     owner = request.user
     now = timezone.now()

@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ledger.risk_state import estimate_tokens
-from memorysite.text import one_line
+from memorysite.text import estimate_tokens, one_line
 
 HEADER = "## Similar past situations"
 TOKEN_BUDGET = 500

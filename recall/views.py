@@ -23,7 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from recall import selectors, services
 from recall.embeddings import embedder_available, get_embedder
 from recall.models import DocumentSource, EditProposal, ProposalStatus
@@ -151,8 +151,7 @@ def recall_search(request):
     context, error = _search(request)
     if error is not None:
         return error
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         return push_url(render(request, "recall/_results.html", context), context["search_url"])
     return _home_page(request, context)
 

@@ -10,7 +10,7 @@ from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from reflection import selectors
 from reflection.selectors import TradeFigures
 
@@ -101,8 +101,7 @@ def skill_lessons(request, skill_id: int):
         "no_lessons": no_lessons,
         "chart_data": {"revisions": [*(_chart_bar(row) for row in ab_rows), _chart_bar(no_lessons, "none")]},
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "reflection/_lessons_body.html", context)
         return push_url(response, _page_url(skill.pk, version))
     return render(request, "reflection/lessons.html", context)

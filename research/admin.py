@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 
-from memorysite.admin import ReadOnlyAdmin
+from access.admin import ReadOnlyAdmin
 from research import services
 from research.models import CapabilityRequest, Experiment, Hypothesis
 

@@ -12,8 +12,8 @@ from memorysite.api import (
     reject_nul_in_json,
     text,
 )
-from research.core import DEFAULT_HISTORY, MAX_HISTORY
 from research.models import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS, CapabilityRequest, Experiment, Hypothesis
+from research.rendering import DEFAULT_HISTORY, MAX_HISTORY
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 

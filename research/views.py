@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from research import selectors
-from research.core import format_context_line, format_results_line
 from research.models import HYPOTHESIS_STATUSES, VERDICTS
+from research.rendering import format_context_line, format_results_line
 
 RESEARCH_PAGE_SIZE = 50
 FILTERS = ("indicator", "timeframe", "symbol", "verdict")
@@ -116,8 +116,7 @@ def research_home(request):
         "newer_url": _page_url(filters, page.previous_page_number()) if page.has_previous() else None,
         "older_url": _page_url(filters, page.next_page_number()) if page.has_next() else None,
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "research/_experiments.html", context)
         return push_url(response, _page_url(filters, page.number))
 

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from memorysite.admin import ReadOnlyAdmin
+from access.admin import ReadOnlyAdmin
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
 
 

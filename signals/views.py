@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from signals import selectors, services
 from signals.memory import DEFAULT_LIMIT, format_memory_context
 from signals.models import AgentSignal, SignalEvolutionEvent
@@ -146,8 +146,7 @@ def market_detail(request, market_id: int):
             entry["name"]: [_chart_point(row["signal"], row["events"]) for row in entry["rows"]] for entry in agents
         },
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "signals/_market_body.html", context)
         return push_url(response, _page_url(market.pk, agent))
     return render(request, "signals/market.html", context)
