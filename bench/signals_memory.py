@@ -25,9 +25,9 @@ interleaved (order swapped every round); SMALL then also shows what the 1M rows 
 trader cost it.
 
   (a) what GET .../memory/ does after authentication, in process, by the product's own call
-      (`memory_answer` below: market_get, the query validated, signals.api.memory_answer: the
-      retrieval, SET LOCAL statement_timeout + one LATERAL statement in a transaction, then the
-      audit INSERT, and each agent's memory formatted for its prompt, serialized);
+      (signals.services.market_memory_answer: market_get, the query validated, the retrieval,
+      SET LOCAL statement_timeout + one LATERAL statement in a transaction, then the audit
+      INSERT, and each agent's memory formatted for its prompt, serialized);
   (b) the retrieval statement alone (execute + fetchall, autocommit);
   (c) GET /api/v1/markets/{id}/memory/?agents=a,b,c,d&limit=3 to gunicorn (1 worker x 4 threads),
       one keep-alive connection per trader, `--http-rounds` rounds (0 skips it); in phase 2 with two
@@ -308,15 +308,11 @@ PARAMS = {"agents": ",".join(AGENTS), "limit": str(LIMIT)}  # (c)'s query string
 
 
 def memory_answer(user, market_id: int) -> dict:
-    """GET .../memory/?agents=a,b,c,d&limit=3's answer after authentication, by the product's own call: what
-    MarketMemoryView.get does before rendering (the market, the query validated, then signals.api.memory_answer)."""
-    from signals import api, selectors
-    from signals.serializers import MemoryQuery
+    """GET .../memory/?agents=a,b,c,d&limit=3's answer after authentication: the product's own call, which
+    MarketMemoryView.get and the MCP tool make (the market, the query validated, each agent's memory formatted)."""
+    from signals import services
 
-    market = selectors.market_get(user=user, market_id=market_id)
-    query = MemoryQuery(data=PARAMS)
-    query.is_valid(raise_exception=True)
-    return api.memory_answer(market, query.validated_data)
+    return services.market_memory_answer(user=user, market_id=market_id, query=PARAMS)
 
 
 class Retrievals:
@@ -382,7 +378,7 @@ def statement_call(market) -> Callable[[], int]:
 
 VIEW_STEPS = (
     "token authentication (SELECT account_tokens by key hash)",
-    "the answer: memory_answer (market_get, MemoryQuery, memory_for_agents, format x4, MemoryOutput)",
+    "the answer: market_memory_answer (market_get, MemoryQuery, memory_for_agents, format x4, MemoryOutput)",
     "  of which memory_for_agents (retrieval + audit INSERT)",
     "JSONRenderer().render",
 )
@@ -604,7 +600,7 @@ def main(argv=None) -> int:
         # -- the numbers --
         titles = {"(a)": "in process", "(b)": "retrieval statement", "(c)": "HTTP"}
         long_titles = {
-            "(a)": "memory_answer, in process",
+            "(a)": "market_memory_answer, in process",
             "(b)": "retrieval statement alone",
             "(c)": "GET .../memory/ (gunicorn)",
         }
