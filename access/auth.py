@@ -1,6 +1,6 @@
 """Authentication that scopes the request's transaction to the trader found: DRF's session
-authentication, and API keys stored as their sha256 (`HashedKeyAuthentication`: runner tokens in
-ledger.auth, account tokens in accounts.auth)."""
+authentication, and API keys stored as their sha256 (`HashedKeyAuthentication`: each app with
+API keys subclasses it in its own auth module)."""
 
 from __future__ import annotations
 
@@ -50,11 +50,11 @@ def presented_key(request) -> str | None:
 
 
 class HashedKeyAuthentication(BaseAuthentication):
-    """`Authorization: Token <key>` for a table of keys stored as their sha256 (runner tokens in
-    ledger.auth, account tokens in accounts.auth: each says which keys it `accepts`). The row is found
-    through row-level security's key-lookup policy; a revoked or unknown key or an inactive owner is a
-    401 (the request's transaction is rolled back); a found key scopes the request to its owner and
-    notes when it was last used."""
+    """`Authorization: Token <key>` for a table of keys stored as their sha256 (one subclass per kind
+    of key, in its app's auth module: each says which keys it `accepts`). The row is found through
+    the key-lookup policy its app declares (`RowSecurity.key_lookup`); a revoked or unknown key or an
+    inactive owner is a 401 (the request's transaction is rolled back); a found key scopes the request
+    to its owner and notes when it was last used."""
 
     keyword = KEYWORD
     model: type  # key_hash, owner, revoked_at, last_used_at

@@ -2,44 +2,40 @@
 
 Installed by `migrate` (post_migrate, as the owner role) on every run, so a new owned table is
 covered by the migration that creates it; the system check `access.E00x` fails when the app role
-could read past them. Every table of our apps is exactly one of:
-- owned: it has `owner` (a user) — rows of the scope's trader; rows with no owner (staff
-  playbooks in recall) are readable by every trader, writable only when elevated;
+could read past them. This module knows no app: an app's tables are ours when its AppConfig
+declares `row_security` (access/row_security.py), and each of them is exactly one of:
+- owned: it has `owner` (a user) — rows of the scope's trader; rows with no owner are readable by
+  every trader when the app declares the model `global_read`, writable only when elevated;
 - a child: no owner, a required foreign key to an owned table — rows whose parent is visible;
-- shared: listed in SHARED_MODELS (market data every trader reads; the elevation audit).
+- shared: declared `shared` by its app (market data every trader reads; the elevation audit).
+Besides, what an app declares: key-lookup policies (`key_lookup`), append-only grants
+(`append_only`) and SECURITY DEFINER functions (`functions`). Django's authentication tables
+(no app of ours) are protected here by name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.apps import apps
+from django.apps import AppConfig, apps
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, connections, transaction
 
 from access import scope
+from access.row_security import DefinerFunction, RowSecurity
 
-OUR_APPS = ("accounts", "ledger", "reflection", "chatmemory", "signals", "research", "recall", "access")
-# Tables with no trader: market data and the append-only audit of elevations.
-SHARED_MODELS = frozenset({"chatmemory.MarketEvent", "chatmemory.Bar", "access.Elevation"})
-# Owned tables whose rows without an owner (staff playbooks and runbooks) every trader may read.
-GLOBAL_READABLE = frozenset({"recall.Document", "recall.Chunk"})
 POLICY_PREFIX = "memory_"
 CURRENT_OWNER = "NULLIF(current_setting('app.owner_id', true), '')::bigint"
 ELEVATED = "current_setting('app.elevated', true) = 'on'"
 # The settings count only when this process sealed them (access/scope.py). A scalar subquery: the
 # seal is checked once per statement (an InitPlan), not once per row.
 SEALED = "(SELECT public.access_scope_sealed())"
-# A runner or account token is found by its key's hash before its trader is known (ledger/auth.py,
-# accounts/auth.py): `app.runner_key` holds the hash of the key being authenticated, of either kind.
-KEY_LOOKUP_POLICIES = [
-    (
-        table,
-        "memory_runner_key",
-        f"FOR SELECT USING ({SEALED} AND key_hash = NULLIF(current_setting('app.runner_key', true), ''))",
-    )
-    for table in ("runner_tokens", "account_tokens")
-]
+GLOBAL_READ_POLICY = f"{POLICY_PREFIX}global_read"
+# An API key's row is found by its hash before its trader is known: `app.runner_key` holds the hash of
+# the key being authenticated, of whichever kind.
+KEY_LOOKUP_POLICY = f"{POLICY_PREFIX}runner_key"
+KEY_LOOKUP_CLAUSE = f"FOR SELECT USING ({SEALED} AND {{column}} = NULLIF(current_setting('app.runner_key', true), ''))"
 
 # The seal's key, where only the tables' owner can read it: the app role has no privilege on the
 # table, and the function reading it names it with its schema under a search_path that puts pg_temp
@@ -123,45 +119,17 @@ $$
 USER_PRIVILEGES_TRIGGER = "memory_user_privileges"
 # The database session store is not used (sessions live in Redis): the app role may not touch it.
 UNUSED_TABLES = ("django_session",)
+# Django's own tables, protected here: no app of ours declares them.
+DJANGO_TABLES = frozenset({*STAFF_WRITTEN_TABLES, USER_TABLE, *UNUSED_TABLES})
+# A declaration that would not do what it says: fails loudly (migrate, the check).
+MISDECLARED = "declared global_read but not owned with a nullable owner, or declared shared but owned"
+UNCLASSIFIED = "a table neither owned, child nor shared, or whose app declares no row security (access/row_security.py)"
 
 
 def seal_pads(key: bytes) -> tuple[bytes, bytes]:
     """HMAC's inner and outer padded keys (RFC 2104, SHA-256's 64-byte block)."""
     block = key.ljust(64, b"\0")
     return bytes(b ^ 0x36 for b in block), bytes(b ^ 0x5C for b in block)
-
-
-# Recall's keyword side over the GIN index. Row-level security keeps a non-LEAKPROOF operator such as
-# `@@` out of index conditions, so under it a large trader's keyword search tests every row. This
-# function runs as the tables' owner (who bypasses RLS when a superuser or BYPASSRLS; otherwise the
-# policies still apply and it is merely no faster), and applies the trader's scope itself: it answers
-# for `p_owner` only when that is the transaction's sealed trader (or the transaction is elevated).
-KEYWORD_FUNCTION = """
-CREATE OR REPLACE FUNCTION recall_keyword_matches(
-    p_query tsquery, p_owner bigint, p_deployment bigint, p_sources text[], p_cap integer
-) RETURNS TABLE(id bigint, rank real)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-    SELECT m.id, ts_rank(m.search_vector, p_query) FROM (
-        SELECT c.id, c.search_vector FROM public.recall_chunks c
-        WHERE c.search_vector @@ p_query
-          AND (
-              p_owner IS NULL
-              OR (public.access_scope_sealed() AND (
-                  p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
-                  OR current_setting('app.elevated', true) = 'on'
-              ))
-          )
-          AND (
-              (c.owner_id = p_owner AND (p_deployment IS NULL OR c.deployment_id IS NULL
-                                         OR c.deployment_id = p_deployment))
-              OR c.owner_id IS NULL
-          )
-          AND (p_sources IS NULL OR c.source = ANY(p_sources))
-        LIMIT p_cap
-    ) AS m
-$$
-"""
-KEYWORD_FUNCTION_SIGNATURE = "recall_keyword_matches(tsquery, bigint, bigint, text[], integer)"
 
 
 @dataclass(frozen=True)
@@ -179,7 +147,7 @@ class OwnedTable:
             f"CREATE POLICY {POLICY_PREFIX}owner ON {table} USING ({visible}) WITH CHECK ({visible})",
         ]
         if self.global_rows:
-            sql.append(f"CREATE POLICY {POLICY_PREFIX}global_read ON {table} FOR SELECT USING (owner_id IS NULL)")
+            sql.append(f"CREATE POLICY {GLOBAL_READ_POLICY} ON {table} FOR SELECT USING (owner_id IS NULL)")
         return sql
 
 
@@ -191,12 +159,22 @@ def _label(model) -> str:
     return f"{model._meta.app_label}.{model.__name__}"
 
 
+def declarations() -> list[tuple[AppConfig, RowSecurity]]:
+    """The installed apps that declare their row security, with what they declare."""
+    declared = [(config, getattr(config, "row_security", None)) for config in apps.get_app_configs()]
+    return [(config, security) for config, security in declared if isinstance(security, RowSecurity)]
+
+
+def _tables(config: AppConfig, model_names: tuple[str, ...]) -> list[str]:
+    return [config.get_model(name)._meta.db_table for name in model_names]
+
+
+def _managed(model) -> bool:
+    return model._meta.managed and not model._meta.proxy
+
+
 def our_models() -> list:
-    return [
-        model
-        for model in apps.get_models()
-        if model._meta.app_label in OUR_APPS and model._meta.managed and not model._meta.proxy
-    ]
+    return [model for config, _ in declarations() for model in config.get_models() if _managed(model)]
 
 
 def _owner_field(model):
@@ -211,17 +189,30 @@ def _owner_field(model):
 
 
 def classify() -> tuple[list[OwnedTable], list[str]]:
-    """(the owned and child tables, labels of models that are none of owned/child/shared)."""
+    """(the owned and child tables, labels of models that are none of owned/child/shared, or whose
+    app declares no row security and that are not Django's authentication tables)."""
+    declared = declarations()
+    shared = {_label(config.get_model(name)) for config, security in declared for name in security.shared}
+    global_read = {_label(config.get_model(name)) for config, security in declared for name in security.global_read}
+    ours = {config.label for config, _ in declared}
     owned_models = {model for model in our_models() if _owner_field(model) is not None}
-    tables, unclassified = [], []
-    for model in our_models():
+    tables, unclassified, misdeclared = [], [], set(global_read)
+    for model in (model for model in apps.get_models() if _managed(model)):
+        if model._meta.app_label not in ours:
+            if model._meta.db_table not in DJANGO_TABLES:
+                unclassified.append(_label(model))
+            continue
         field = _owner_field(model)
         if field is not None:
             condition = f"{_quote(field.column)} = {CURRENT_OWNER}"
-            global_rows = field.null and _label(model) in GLOBAL_READABLE
+            global_rows = field.null and _label(model) in global_read
             tables.append(OwnedTable(model._meta.db_table, condition, global_rows=global_rows))
+            if global_rows:
+                misdeclared.discard(_label(model))
+            if _label(model) in shared:
+                misdeclared.add(_label(model))
             continue
-        if _label(model) in SHARED_MODELS:
+        if _label(model) in shared:
             continue
         parents = [
             f
@@ -233,7 +224,30 @@ def classify() -> tuple[list[OwnedTable], list[str]]:
             continue
         condition = " AND ".join(_parent_visible(f) for f in parents)
         tables.append(OwnedTable(model._meta.db_table, condition))
+    if misdeclared:
+        raise ImproperlyConfigured(f"{MISDECLARED}: {sorted(misdeclared)}")
     return tables, unclassified
+
+
+def key_lookup_policies() -> list[tuple[str, str, str]]:
+    """(table, policy name, clause) of every declared key lookup."""
+    return [
+        (
+            model._meta.db_table,
+            KEY_LOOKUP_POLICY,
+            KEY_LOOKUP_CLAUSE.format(column=model._meta.get_field("key_hash").column),  # type: ignore[union-attr]  # a concrete field
+        )
+        for config, security in declarations()
+        for model in (config.get_model(name) for name in security.key_lookup)
+    ]
+
+
+def append_only_tables() -> list[str]:
+    return [table for config, security in declarations() for table in _tables(config, security.append_only)]
+
+
+def definer_functions() -> list[DefinerFunction]:
+    return [function for _, security in declarations() for function in security.functions]
 
 
 def _parent_visible(field) -> str:
@@ -250,7 +264,7 @@ def install(using: str = "default") -> None:
     """Grants for the app role, then every owned table's policies, from scratch, in one transaction."""
     tables, unclassified = classify()
     if unclassified:
-        raise RuntimeError(f"tables neither owned, child nor shared (see access/policies.py): {unclassified}")
+        raise RuntimeError(f"{UNCLASSIFIED}: {unclassified}")
     role = app_role()
     with transaction.atomic(using=using), connections[using].cursor() as cursor:
         cursor.execute("SELECT current_user")
@@ -260,8 +274,9 @@ def install(using: str = "default") -> None:
             cursor.execute(f"GRANT USAGE ON SCHEMA public TO {grantee}")
             cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {grantee}")
             cursor.execute(f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {grantee}")
-            # The audit trail is append-only; the migration history is the owner's.
-            cursor.execute(f"REVOKE UPDATE, DELETE, TRUNCATE ON access_elevations FROM {grantee}")
+            for table in append_only_tables():
+                cursor.execute(f"REVOKE UPDATE, DELETE, TRUNCATE ON {_quote(table)} FROM {grantee}")
+            # The migration history is the owner's.
             cursor.execute(f"REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON django_migrations FROM {grantee}")
         cursor.execute(
             "SELECT schemaname, tablename, policyname FROM pg_policies WHERE schemaname = 'public' "
@@ -274,13 +289,14 @@ def install(using: str = "default") -> None:
         for owned in tables:
             for statement in owned.statements():
                 cursor.execute(statement)
-        for table, name, clause in KEY_LOOKUP_POLICIES:
+        for table, name, clause in key_lookup_policies():
             cursor.execute(f"CREATE POLICY {name} ON {_quote(table)} {clause}")
         _install_authentication_tables(cursor, role if role and role != owner else "")
-        cursor.execute(KEYWORD_FUNCTION)
-        cursor.execute(f"REVOKE ALL ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} FROM PUBLIC")
-        if role and role != owner:
-            cursor.execute(f"GRANT EXECUTE ON FUNCTION {KEYWORD_FUNCTION_SIGNATURE} TO {_quote(role)}")
+        for function in definer_functions():
+            cursor.execute(function.sql)
+            cursor.execute(f"REVOKE ALL ON FUNCTION {function.signature} FROM PUBLIC")
+            if role and role != owner:
+                cursor.execute(f"GRANT EXECUTE ON FUNCTION {function.signature} TO {_quote(role)}")
 
 
 def _install_seal(cursor, app_role_name: str) -> None:
@@ -330,6 +346,39 @@ def _install_authentication_tables(cursor, app_role_name: str) -> None:
             cursor.execute(f"REVOKE ALL ON {_quote(table)} FROM {_quote(app_role_name)}")
 
 
+def _declared_problems(cursor, role: str, tables: list[OwnedTable]) -> list[str]:
+    """What the apps declared and the database lacks (or grants too widely)."""
+    expected = [(owned.table, GLOBAL_READ_POLICY) for owned in tables if owned.global_rows]
+    expected += [(table, name) for table, name, _ in key_lookup_policies()]
+    cursor.execute(
+        "SELECT tablename, policyname FROM pg_policies WHERE schemaname = 'public' AND tablename = ANY(%s)",
+        [[table for table, _ in expected]],
+    )
+    present = set(cursor.fetchall())
+    found = [f"table {table} has no {name} policy" for table, name in expected if (table, name) not in present]
+    for table in append_only_tables():
+        cursor.execute(
+            "SELECT CASE WHEN to_regclass(%s) IS NULL THEN false "
+            "ELSE has_table_privilege(%s, %s, 'UPDATE, DELETE, TRUNCATE') END",
+            [f"public.{table}", role, f"public.{table}"],
+        )
+        if cursor.fetchone()[0]:
+            found.append(f"the app role {role!r} may change or delete rows of the append-only table {table}")
+    for function in definer_functions():
+        # NULL: not installed (a CASE, so has_function_privilege never sees a missing function).
+        cursor.execute(
+            "SELECT CASE WHEN to_regprocedure(%s) IS NULL THEN NULL "
+            "ELSE has_function_privilege('public', %s, 'EXECUTE') END",
+            [function.signature, function.signature],
+        )
+        public = cursor.fetchone()[0]
+        if public is None:
+            found.append(f"function {function.signature} is not installed")
+        elif public:
+            found.append(f"PUBLIC may execute the SECURITY DEFINER function {function.signature}")
+    return found
+
+
 def install_after_migrate(sender, using="default", **kwargs) -> None:
     install(using)
 
@@ -337,7 +386,7 @@ def install_after_migrate(sender, using="default", **kwargs) -> None:
 def problems(using: str = "default") -> list[str]:
     """What lets the app role past row-level security, in words (empty: nothing)."""
     tables, unclassified = classify()
-    found = [f"{label}: a table of ours that is neither owned, child nor shared" for label in unclassified]
+    found = [f"{label}: {UNCLASSIFIED}" for label in unclassified]
     role = app_role()
     with connections[using].cursor() as cursor:
         cursor.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = %s", [role])
@@ -376,6 +425,8 @@ def problems(using: str = "default") -> list[str]:
         )
         if cursor.fetchone()[0]:
             found.append(f"the app role {role!r} has privileges on {SEAL_KEY_TABLE} (the scope seal's key)")
+        if existing:
+            found += _declared_problems(cursor, role, tables)
     # An empty (unmigrated) database has nothing to protect yet; a migrated one must take our seal.
     return [*found, *_seal_problems(using)] if existing else found
 

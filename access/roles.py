@@ -14,7 +14,7 @@ def _reconnect(alias: str) -> None:
     connection = connections[alias]
     connection.close()
     if getattr(connection, "pool", None):
-        connection.close_pool()
+        connection.close_pool()  # type: ignore[attr-defined]  # postgresql's wrapper (the stubs give the base)
 
 
 def swap_credentials(alias: str, source: dict) -> dict:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 
 from accounts import services
 
+if TYPE_CHECKING:
+    _FormBase = AuthenticationForm
+else:
+    _FormBase = object  # a mixin: the form class supplies AuthenticationForm
 
-class BrakedLoginMixin:
+
+class BrakedLoginMixin(_FormBase):
     """AuthenticationForm.clean with the brake in front: while the username or the client is slowed or
     locked, the password is not checked and the form says how long to wait (`refusal` is set)."""
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from ledger.models import OwnedModel, validate_one_line_name
+from access.models import OwnedModel
+from memorysite.validators import validate_one_line_name
 
 ACCOUNT_TOKEN_PREFIX = "at_"  # noqa: S105 (a key prefix, not a secret)
 ACCOUNT_TOKEN_NAME_MAX = 100

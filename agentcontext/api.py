@@ -4,10 +4,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentcontext.prompt import compose_system_prompt
-from agentcontext.selectors import deployment_memory_context, deployment_system_prompt
+from agentcontext.selectors import context_answer
 from ledger import selectors as ledger_selectors
-from ledger import services as ledger_services
 from memorysite.api import APIView
 
 
@@ -70,14 +68,4 @@ class ContextView(APIView):
     )
     def get(self, request, deployment_id: int):
         deployment = ledger_selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
-        ledger_services.materialize_if_behind(deployment)
-        context = deployment_memory_context(deployment=deployment)
-        segments = deployment_system_prompt(deployment=deployment)
-        return Response(
-            {
-                "text": context.text,
-                "sections": context.sections,
-                "token_estimate": context.token_estimate,
-                "system_prompt": {"segments": segments.as_dict(), "text": compose_system_prompt(segments)},
-            }
-        )
+        return Response(context_answer(deployment=deployment))

@@ -1,7 +1,7 @@
 """Deterministic renderers for the memory sections of the agent's per-tick context.
 
-Pure: stdlib, ``ledger.domain`` and ``ledger.risk_state.estimate_tokens`` (itself pure) only. No
-Django, no I/O, no clock (``now`` is an argument).
+Pure: stdlib, ``ledger.domain``, ``ledger.risk_state`` and ``memorysite.text`` (estimate_tokens and the
+prompt-text rule, replace_unsafe) (all pure) only. No Django, no I/O, no clock (``now`` is an argument).
 Port of the seed's ``assembleContext()`` memory sections (memory-layer.md, "Context injection"
 and "Token budget"). The rendered text is a contract that runners diff byte for byte, so every
 rule below is exact. Sections are lines joined by ``"\\n"`` with no trailing newline; a section
@@ -34,12 +34,13 @@ minute (seconds are truncated, not rounded).
 
 Text rules:
 
-- Reasons (``entry_reason``, the proposal's ``reason``): every control character (Unicode
-  category Cc, Cf, Cs) and line/paragraph separator (Zl, Zp) becomes one space, ``"`` becomes
-  ``'``, outer whitespace is stripped, and a result longer than ``REASON_MAX_CHARS`` is cut to
-  ``REASON_MAX_CHARS - 1`` characters plus ``…``. A reason that is empty after this is omitted
-  together with its quotes.
-- Identifiers (symbol, side, action kind, engine rule, regime tag) get the same control-character
+- Reasons (``entry_reason``, the proposal's ``reason``): every unsafe character of the service's one
+  prompt-text rule (``memorysite.text.replace_unsafe``: Unicode categories Cc, Cf, Cs, Co, Zl, Zp,
+  the tag block and the variation selectors supplement) becomes one space (runs are not collapsed),
+  ``"`` becomes ``'``, outer whitespace is stripped, and a result longer than ``REASON_MAX_CHARS``
+  is cut to ``REASON_MAX_CHARS - 1`` characters plus ``…``. A reason that is empty after this is
+  omitted together with its quotes.
+- Identifiers (symbol, side, action kind, engine rule, regime tag) get the same unsafe-character
   replacement and stripping and are cut with ``…`` to their ``*_MAX_CHARS``; an identifier that is
   empty after this is omitted from the row.
 
@@ -56,17 +57,17 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
+from typing import TypedDict
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick
 from ledger.memory_view import ContextInputs
-from ledger.risk_state import (  # estimate_tokens: the seed's ceil(chars / 4), shared with the risk-state slot
-    aggregate_risk_state,
-    estimate_tokens,
-    render_recent_activity,
+from ledger.risk_state import aggregate_risk_state, render_recent_activity
+from memorysite.text import (
+    estimate_tokens,  # the seed's ceil(chars / 4), shared with the risk-state slot
+    replace_unsafe,
 )
 
 __all__ = [
@@ -85,7 +86,6 @@ __all__ = [
     "MemoryContext",
     "assemble_context",
     "clamp_recent_trades_k",
-    "estimate_tokens",
     "format_price",
     "format_usd",
     "memory_block_token_ceiling",
@@ -119,7 +119,6 @@ _SHOWN_EXIT_REASONS = (LIQUIDATED, EXTERNAL_FLATTEN)
 _ELLIPSIS = "…"
 _ARROW = " → "
 _SECTION_SEPARATOR = "\n\n"
-_REPLACED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _MIN_PRECISION = 60
 # Every arithmetic step runs in a copy of this context, never in the caller's.
 _CONTEXT = Context(prec=_MIN_PRECISION, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
@@ -336,7 +335,7 @@ def _format_minutes(value: Decimal) -> str:
 
 
 def _sanitize(text: str) -> str:
-    return "".join(" " if unicodedata.category(ch) in _REPLACED_CATEGORIES else ch for ch in text).strip()
+    return replace_unsafe(text).strip()
 
 
 def _cut(text: str, max_chars: int) -> str:
@@ -503,6 +502,13 @@ def render_open_positions(trades: Sequence[OpenTrade], *, now: dt.datetime) -> s
     return _section(OPEN_POSITIONS_HEADER, rows)
 
 
+class TokenEstimate(TypedDict):
+    """``MemoryContext.token_estimate``: per-section estimates and the joined text's."""
+
+    per_section: dict[str, int]
+    total: int
+
+
 @dataclass(frozen=True)
 class MemoryContext:
     """The memory sections of one tick's context, their joined text and its token estimate.
@@ -515,7 +521,7 @@ class MemoryContext:
 
     sections: dict[str, str | None]
     text: str
-    token_estimate: dict
+    token_estimate: TokenEstimate
 
     def with_section(self, key: str, section: str | None) -> MemoryContext:
         """This context with one more section appended (recall's similar past situations)."""
@@ -537,7 +543,7 @@ def assemble_context(
     recent_activity: str | None,
     closed_trades: Sequence[ClosedTrade],
     open_trades: Sequence[OpenTrade],
-    now: dt.datetime,
+    now: dt.datetime | None,
     recent_trades_k: int,
     memory_enabled: bool,
 ) -> MemoryContext:
@@ -546,17 +552,20 @@ def assemble_context(
     ``recent_activity`` arrives rendered (by ``ledger.risk_state``); an empty string counts as
     suppressed. When ``memory_enabled`` is False the recent-trades and open-positions sections are
     ``None`` (the seed adds them only when ``skill.context.memory.enabled``); last decision and
-    recent activity are unaffected.
+    recent activity are unaffected. ``now`` (the held minutes of open positions) may be None only
+    when there are no open trades: a ledger that has seen no tick yet.
     """
+    if memory_enabled and open_trades and now is None:
+        raise ValueError("assemble_context: open trades need `now` for their held minutes")
     sections: dict[str, str | None] = {
         "last_decision": render_last_decision(last_tick),
         "recent_activity": recent_activity or None,
         "recent_trades": render_recent_trades(closed_trades, k=recent_trades_k) if memory_enabled else None,
-        "open_positions": render_open_positions(open_trades, now=now) if memory_enabled else None,
+        "open_positions": render_open_positions(open_trades, now=now) if memory_enabled and now is not None else None,
         "similar_situations": None,
     }
     text = _SECTION_SEPARATOR.join(section for section in sections.values() if section is not None)
-    token_estimate = {
+    token_estimate: TokenEstimate = {
         "per_section": {key: estimate_tokens(section) for key, section in sections.items()},
         "total": estimate_tokens(text),
     }

@@ -1,5 +1,5 @@
 """The "what the agent sees" preview, as plain data: per-part token tallies, the placeholder lessons
-block and the memory budget check (pure: stdlib and the pure ``agentcontext`` modules only).
+block and the memory budget check (pure: stdlib, ``memorysite.text`` and the pure ``agentcontext`` modules only).
 
 The preview shows the two texts the runner gets from ``GET /api/v1/deployments/{id}/context/``:
 the composed system prompt (``system_prompt``) and the memory sections of the user message
@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from agentcontext.formatting import SECTION_KEYS, MemoryContext, estimate_tokens
+from agentcontext.formatting import SECTION_KEYS, MemoryContext
 from agentcontext.prompt import LESSONS_HEADING, SystemPromptSegments, compose_system_prompt
+from memorysite.text import estimate_tokens
 
 __all__ = [
     "MEMORY_TOKEN_BUDGET",

@@ -17,7 +17,7 @@ from agentcontext.formatting import RECENT_TRADES_K_MAX, RECENT_TRADES_K_MIN
 from agentcontext.selectors import deployment_memory_context, deployment_memory_context_with, deployment_system_prompt
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
-from memorysite.pages import trader_required
+from memorysite.pages import trader_required, wants_partial
 
 K_PARAM = "recent_trades_k"
 MEMORY_PARAM = "memory"
@@ -122,7 +122,7 @@ def deployment_preview(request, deployment_id: int):
     deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=deployment_id)
     skill_version = deployment.skill_version
     saved = {"saved_k": skill_version.recent_trades_k, "saved_memory": skill_version.memory_enabled}
-    htmx_partial = bool(request.htmx) and not request.htmx.history_restore_request
+    htmx_partial = wants_partial(request)
     context = {
         "deployment": deployment,
         "skill_version": skill_version,

@@ -1,8 +1,13 @@
 """The service's URLs plus `bench/floor/insert/`: the cheapest authenticated write, a floor for write endpoints.
 
 The floor view does what every API write pays for and nothing else: token authentication, a
-JSON body, one INSERT of one tiny row (autocommit), a JSON answer. Its table, `bench_floor`,
-is created by the benchmark with a raw CREATE TABLE in the benchmark database only.
+JSON body, the request's transaction with its row-level-security scope statement (access/, as
+every API request), one INSERT of one tiny row, a JSON answer.
+
+Its table, `bench_floor`, is created by the benchmark process (the tables' owner) in the benchmark
+database only (`create_floor_table`), and granted to the app role the servers connect as: the
+cheapest insert the service's stack can make, so it has no row-level security of its own (an owned
+table's policy check is part of what a write endpoint costs, not of the floor).
 """
 
 from django.db import connection
@@ -21,6 +26,20 @@ CREATE TABLE IF NOT EXISTS bench_floor (
     created_at timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+def create_floor_table() -> None:
+    """bench_floor, writable by the app role (Django set up, connected as the tables' owner)."""
+    from access.policies import app_role
+
+    with connection.cursor() as cursor:
+        cursor.execute(FLOOR_TABLE_SQL)
+        cursor.execute("SELECT current_user")
+        role = app_role()
+        if role and role != cursor.fetchone()[0]:  # without an app role the owner serves, and owns the table
+            grantee = connection.ops.quote_name(role)
+            cursor.execute(f"GRANT SELECT, INSERT ON bench_floor TO {grantee}")
+            cursor.execute(f"GRANT USAGE ON SEQUENCE bench_floor_id_seq TO {grantee}")
 
 
 class FloorInsertView(APIView):

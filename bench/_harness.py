@@ -15,6 +15,16 @@ session in this checkout owns. With DATABASE_URL / REDIS_URL set those servers a
 instead; the benchmark database is still its own (dropped and recreated each run), and Celery
 traffic goes to its own Redis database and queue (bench/_floor_settings.py).
 
+Database: each run gets `memory_bench_<name>`, dropped and recreated. Migrating from scratch takes
+5-15 s here, so the first run migrates and keeps a copy, `memory_bench_template_<digest>` (the digest
+names every migration and its file's bytes); later runs clone it (CREATE DATABASE ... TEMPLATE,
+under a second) and run `migrate` on the clone, which applies nothing but installs the row-level
+security policies and the seal key for this run's SECRET_KEY, as a fresh database would have them.
+
+Smoke mode (`--smoke`, or BENCH_SMOKE=1; `parse_args`): each script's tiny sizes, a few seconds of
+work, so `make test` (tests/bench/test_smoke.py) proves every benchmark still runs against today's
+code. Its figures mean nothing and it says so; the full runs stay manual (`make bench`).
+
 Clean-up: child processes (gunicorn, celery) run in their own process groups, get SIGTERM from
 the kernel if this process dies (PR_SET_PDEATHSIG), and are stopped, then the servers this
 process started, on every exit path: return, exception, Ctrl-C, SIGTERM, SIGHUP (try/finally
@@ -23,11 +33,13 @@ plus atexit).
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import contextlib
 import ctypes
 import fcntl
 import gc
+import hashlib
 import http.client
 import json
 import math
@@ -56,8 +68,36 @@ STOP_TIMEOUT_S = 20.0
 _PR_SET_PDEATHSIG = 1
 
 
+SMOKE_ENV = "BENCH_SMOKE"
+_smoke = False  # this run is a smoke run (parse_args)
+TEMPLATE_PREFIX = "memory_bench_template_"
+
+
 class BenchError(RuntimeError):
     pass
+
+
+# -- smoke mode ------------------------------------------------------------------------------------
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None, smoke: dict) -> argparse.Namespace:
+    """The script's arguments; with --smoke (or BENCH_SMOKE=1) `smoke` gives the defaults (tiny sizes), and flags
+    given on the command line still win."""
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        default=os.environ.get(SMOKE_ENV, "") not in ("", "0"),
+        help=f"tiny sizes, seconds: does the benchmark still run? (make test; also {SMOKE_ENV}=1). Figures mean"
+        " nothing",
+    )
+    if parser.parse_known_args(argv)[0].smoke:
+        parser.set_defaults(**smoke)
+    args = parser.parse_args(argv)
+    global _smoke
+    _smoke = args.smoke
+    if args.smoke:
+        print("SMOKE run (tiny sizes): it checks that the benchmark runs; its figures mean nothing", flush=True)
+    return args
 
 
 # -- numbers and tables --------------------------------------------------------------------------
@@ -101,6 +141,13 @@ def ratio_line(label: str, value: float, goal: float, unit: str = "") -> str:
 
 
 # -- measuring in process (Django set up) ----------------------------------------------------------
+
+
+def checkpoint(cursor) -> None:
+    """CHECKPOINT, so the seed's dirty pages are flushed now, not during the timed rounds; skipped in a smoke run
+    (seconds on a busy shared server, for figures that mean nothing)."""
+    if not _smoke:
+        cursor.execute("CHECKPOINT")
 
 
 def copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
@@ -294,18 +341,26 @@ class Child:
         except OSError:
             return "(no log)"
 
-    def stop(self) -> None:
-        """SIGTERM to the child's own process group, then SIGKILL if it has not gone in time."""
-        if self.process.poll() is not None:
-            return
-        for sig, timeout in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
+    def stop(self, *, graceful: bool = True) -> None:
+        """SIGTERM (graceful) or SIGQUIT (gunicorn's and Celery's quick shutdown: a run's measurements are over, and
+        a graceful gunicorn waits seconds on idle keep-alive connections) to the child's own process group, then
+        SIGKILL if it has not gone in time."""
+        self.signal(signal.SIGTERM if graceful else signal.SIGQUIT)
+        self.wait_stopped()
+
+    def signal(self, sig: int) -> None:
+        if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, sig)  # the group this process started (process_group=0)
-            try:
-                self.process.wait(timeout=timeout)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+
+    def wait_stopped(self) -> None:
+        """Waits for the child signalled to stop; SIGKILL to its group if it has not gone in time."""
+        try:
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5.0)
 
 
 def spawn(name: str, argv: list[str], env: dict[str, str], *, port: int | None = None, cwd: Path = REPO) -> Child:
@@ -428,7 +483,6 @@ class BenchRun:
         self.services.start()
         base = {**os.environ, **self.services.environment()}
         owner_url = base.get("DATABASE_MIGRATE_URL") or base["DATABASE_URL"]
-        self._recreate_database(_with_database(owner_url, "postgres"))
         self.env = {
             **base,
             # Children (gunicorn, celery) connect as the app role, under row-level security.
@@ -452,28 +506,66 @@ class BenchRun:
         django.setup()
         from django.core.management import call_command
 
-        call_command("migrate", interactive=False, verbosity=0)
+        admin_url = _with_database(owner_url, "postgres")
+        template = TEMPLATE_PREFIX + _migrations_digest()
+        cloned = self._recreate_database(admin_url, template)
+        call_command("migrate", interactive=False, verbosity=0)  # on a clone: only the policies and the seal key
+        if not cloned:
+            self._keep_template(admin_url, template)
         # This process seeds rows in bulk (COPY, which row-level security refuses) and reads them
         # back to check: it stays the tables' owner. What is measured runs in the children.
         from access.roles import owner_credentials, swap_credentials
 
         swap_credentials("default", owner_credentials())
 
-    def _recreate_database(self, admin_url: str) -> None:
+    def _recreate_database(self, admin_url: str, template: str) -> bool:
+        """The run's database, dropped and created again: a clone of template if there is one (True), else empty."""
         import psycopg
 
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [template]).fetchone():
+                try:
+                    conn.execute(f'CREATE DATABASE "{self.database}" TEMPLATE "{template}"')
+                    return True
+                except psycopg.errors.ObjectInUse:  # another run is making it right now
+                    pass
             conn.execute(f'CREATE DATABASE "{self.database}"')
+            return False
+
+    def _keep_template(self, admin_url: str, template: str) -> None:
+        """Copy the freshly migrated database as the template later runs clone; drop older templates."""
+        import psycopg
+        from django.db import connections
+
+        for conn in connections.all(initialized_only=True):  # a template must have no connections
+            conn.close()
+            if hasattr(conn, "close_pool"):
+                conn.close_pool()
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            try:
+                conn.execute(f'CREATE DATABASE "{template}" TEMPLATE "{self.database}"')
+            except (psycopg.errors.DuplicateDatabase, psycopg.errors.ObjectInUse):
+                return  # another run made it first
+            stale = conn.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s",
+                [TEMPLATE_PREFIX.replace("_", r"\_") + "%", template],
+            ).fetchall()
+            for (name,) in stale:
+                with contextlib.suppress(psycopg.Error):
+                    conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
     def close(self) -> None:
         """Idempotent: children first, then the database connections, then servers we started."""
         for sig in self._previous_handlers:  # a second Ctrl-C must not cut the clean-up short
             signal.signal(sig, signal.SIG_IGN)
-        while self.children:
-            child = self.children.pop()
+        children, self.children = self.children[::-1], []
+        for child in children:  # all at once: each takes seconds to exit
             with contextlib.suppress(Exception):
-                child.stop()
+                child.signal(signal.SIGQUIT)
+        for child in children:
+            with contextlib.suppress(Exception):
+                child.wait_stopped()
         if "django" in sys.modules:
             with contextlib.suppress(Exception):
                 from django.db import connections
@@ -546,6 +638,19 @@ class BenchRun:
                 raise BenchError(f"celery worker did not start:\n{child.log_tail()}")
             time.sleep(0.1)
         return child
+
+
+def _migrations_digest() -> str:
+    """Names every migration Django would apply, and each migration file's bytes (Django set up)."""
+    from django.db.migrations.loader import MigrationLoader
+
+    digest = hashlib.sha256()
+    for key, migration in sorted(MigrationLoader(None, ignore_no_migrations=True).disk_migrations.items()):
+        digest.update(repr(key).encode())
+        module = sys.modules.get(type(migration).__module__)
+        if module is not None and getattr(module, "__file__", None):
+            digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def run_script(main: Callable[[], int]) -> None:

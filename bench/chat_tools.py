@@ -57,6 +57,7 @@ from bench._harness import (
     http_rounds,
     measure_cases,
     ms,
+    parse_args,
     percentile,
     print_full_plan,
     print_table,
@@ -66,6 +67,9 @@ from bench._harness import (
     timing_cells,
     token_for,
 )
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"rounds": 10, "warmup": 2, "http_rounds": 5, "trades": 300, "facts": 40}
 
 GOAL = 1.5
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # the newest exit; facts are referenced up to it
@@ -330,7 +334,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trades", type=int, default=100_000, help="closed trades of LARGE")
     parser.add_argument("--facts", type=int, default=10_000, help="facts of LARGE")
     parser.add_argument("--explain", action="store_true", help="full EXPLAIN ANALYZE of every LARGE statement")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
     big_t = f"{args.trades // 1000}k" if args.trades % 1000 == 0 else f"{args.trades:,}"
     big_f = f"{args.facts // 1000}k" if args.facts % 1000 == 0 else f"{args.facts:,}"
 

@@ -30,7 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._harness import BenchRun, Client, ms, percentile, print_table, ratio_line, run_script, token_for
+from bench._harness import BenchRun, Client, ms, parse_args, percentile, print_table, ratio_line, run_script, token_for
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"rounds": 10, "warmup": 2, "big": 300}
 
 LAST_TICK = dt.datetime(2026, 6, 4, 10, 5, tzinfo=dt.UTC)
 NEWEST_ENTRY = dt.datetime(2026, 6, 4, 9, 10, tzinfo=dt.UTC)  # trade j enters j hours before this
@@ -211,7 +214,8 @@ def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
 
 
 def token_check(bodies: dict[str, dict]) -> list[str]:
-    from agentcontext.formatting import estimate_tokens, memory_block_token_ceiling
+    from agentcontext.formatting import memory_block_token_ceiling
+    from memorysite.text import estimate_tokens
 
     lines = []
     separators = 2 * estimate_tokens("\n\n")  # last decision | recent activity | memory block
@@ -270,7 +274,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--big", type=int, default=100_000, help="closed trades of deployment B")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
 
     with BenchRun("context_latency") as run:
         token, ids, seed_s = seed({"A": 10, "B": args.big, "C": 30})

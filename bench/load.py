@@ -1,13 +1,15 @@
 """Load: a mixed runner workload for 1,000 deployments across 50 traders, with and without RLS.
 
-    .venv/bin/python bench/load.py [--seconds 40] [--threads 4] [--before REV]
+    .venv/bin/python bench/load.py [--seconds 40] [--threads 4] [--before REV|self] [--traders 50]
+                                   [--deployments 20] [--smoke]
 
 Two gunicorns serve one benchmark database side by side:
 - "rls": this checkout, connected as the app role (row-level security, the request transaction
   and its scope statement: what ships);
 - "before": the last commit before row-level security (`--before`, default PRE_RLS_REVISION),
   checked out into a temporary git worktree and connected as the tables' owner — the service as
-  it was.
+  it was. `--before self` (the smoke run's) serves this checkout there instead, still as the owner:
+  no worktree, and its ratios say only what the owner's bypass of row-level security saves.
 Every operation is sent to both, in alternating order, by client threads that each own a slice
 of the deployments (ticks of one deployment stay in order): POST a tick (50%), GET the agent's
 context (35%), GET the trades (5%), GET the trader's home page with a session (10%). Afterwards
@@ -33,10 +35,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._harness import REPO, BenchRun, Client, percentile, print_table, spawn
+from bench._harness import REPO, BenchRun, Client, parse_args, percentile, print_table, spawn
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"seconds": 3.0, "threads": 2, "traders": 4, "deployments": 3, "before": "self"}
 
 # The last commit before row-level security (issue 9): the "before" server runs this code.
 PRE_RLS_REVISION = "5ded33d"
+SELF = "self"  # --before self: this checkout (as the owner) instead of an old tree
 GIT = shutil.which("git") or "git"
 TRADERS = 50
 DEPLOYMENTS_PER_TRADER = 20
@@ -52,8 +58,10 @@ LEGACY_AUTH_TABLE_SQL = (
 )
 
 
-def seed() -> dict:
-    """50 traders with tokens (one per server) and sessions, 20 deployments each (as the owner role, in bulk)."""
+def seed(n_traders: int, per_trader: int, legacy: bool) -> dict:
+    """Traders with tokens (one per server) and sessions, `per_trader` deployments each (as the owner role, in bulk).
+    legacy: the "before" server is the old tree (its own authtoken key and database session); else it is this
+    checkout and uses the same token and session as "rls"."""
     import secrets
 
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
@@ -64,34 +72,38 @@ def seed() -> dict:
     from accounts.services import account_token_create
     from ledger.models import Deployment, Skill, SkillVersion
 
-    with connection.cursor() as cursor:
-        cursor.execute(LEGACY_AUTH_TABLE_SQL)
+    if legacy:
+        with connection.cursor() as cursor:
+            cursor.execute(LEGACY_AUTH_TABLE_SQL)
 
     traders = {}
-    for n in range(TRADERS):
+    for n in range(n_traders):
         user = get_user_model().objects.create_user(f"trader{n:02d}", password="x")  # noqa: S106
         skill = Skill.objects.create(owner=user, name="Trend")
         version = SkillVersion.objects.create(owner=user, skill=skill, version=1, strategy_text="Follow the trend.")
         deployments = Deployment.objects.bulk_create(
-            [Deployment(owner=user, skill_version=version, mode="sim") for _ in range(DEPLOYMENTS_PER_TRADER)]
+            [Deployment(owner=user, skill_version=version, mode="sim") for _ in range(per_trader)]
         )
         sessions = {}
         # This checkout keeps sessions on Redis; the "before" tree kept them in its database.
-        for server, store in (("rls", cache.SessionStore), ("before", db.SessionStore)):
+        for server, store in (("rls", cache.SessionStore), ("before", db.SessionStore if legacy else None)):
+            if store is None:
+                sessions[server] = sessions["rls"]
+                continue
             session = store()
             session[SESSION_KEY] = str(user.pk)
             session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.create()
             sessions[server] = session.session_key
-        legacy_key = secrets.token_hex(20)
-        with connection.cursor() as cursor:
-            cursor.execute("INSERT INTO authtoken_token VALUES (%s, now(), %s)", [legacy_key, user.pk])
+        token = account_token_create(owner=user, name="load", now=timezone.now())[1]
+        before_token = token
+        if legacy:
+            before_token = secrets.token_hex(20)
+            with connection.cursor() as cursor:
+                cursor.execute("INSERT INTO authtoken_token VALUES (%s, now(), %s)", [before_token, user.pk])
         traders[user.pk] = {
-            "tokens": {
-                "rls": account_token_create(owner=user, name="load", now=timezone.now())[1],
-                "before": legacy_key,
-            },
+            "tokens": {"rls": token, "before": before_token},
             "sessions": sessions,
             "deployments": [d.pk for d in deployments],
         }
@@ -99,9 +111,12 @@ def seed() -> dict:
 
 
 def start_before(run: BenchRun, revision: str, worktree: Path):
-    subprocess.run([GIT, "worktree", "add", "--detach", str(worktree), revision], cwd=REPO, check=True)
-    # The same benchmark settings as the "rls" server (the old tree's may predate what this run needs).
-    shutil.copy(REPO / "bench" / "_floor_settings.py", worktree / "bench" / "_floor_settings.py")
+    if revision == SELF:
+        worktree = REPO
+    else:
+        subprocess.run([GIT, "worktree", "add", "--detach", str(worktree), revision], cwd=REPO, check=True)
+        # The same benchmark settings as the "rls" server (the old tree's may predate what this run needs).
+        shutil.copy(REPO / "bench" / "_floor_settings.py", worktree / "bench" / "_floor_settings.py")
     env = {**run.env, "DATABASE_URL": run.env["DATABASE_MIGRATE_URL"], "PYTHONPATH": str(worktree)}
     env.pop("DATABASE_MIGRATE_URL")
     from bench._harness import free_port
@@ -217,15 +232,22 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--before", default=PRE_RLS_REVISION, help="the commit the 'before' server runs")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--before",
+        default=PRE_RLS_REVISION,
+        help=f"the commit the 'before' server runs ('{SELF}': this checkout, as the owner, no worktree)",
+    )
+    parser.add_argument("--traders", type=int, default=TRADERS)
+    parser.add_argument("--deployments", type=int, default=DEPLOYMENTS_PER_TRADER, help="per trader")
+    args = parse_args(parser, argv, SMOKE)
     worktree = Path(tempfile.mkdtemp(prefix="load-before-")) / "tree"
     try:
         with BenchRun("load") as run:
             started = time.monotonic()
-            traders = seed()
+            traders = seed(args.traders, args.deployments, legacy=args.before != SELF)
             print(
-                f"seeded {TRADERS} traders x {DEPLOYMENTS_PER_TRADER} deployments in {time.monotonic() - started:.1f}s"
+                f"seeded {args.traders} traders x {args.deployments} deployments in {time.monotonic() - started:.1f}s;"
+                f" the 'before' server runs {args.before}"
             )
             ports = {"rls": run.start_gunicorn(workers=1, threads=4).port}
             ports["before"] = start_before(run, args.before, worktree).port

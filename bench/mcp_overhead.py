@@ -31,7 +31,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mcp.types import LATEST_PROTOCOL_VERSION
 
-from bench._harness import BenchRun, Client, percentile, print_table, ratio_line, run_script, timing_cells, token_for
+from bench._harness import (
+    BenchRun,
+    Client,
+    parse_args,
+    percentile,
+    print_table,
+    ratio_line,
+    run_script,
+    timing_cells,
+    token_for,
+)
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"rounds": 10, "warmup": 2, "trades": 3}
 
 T0 = dt.datetime(2026, 6, 4, 8, 0, tzinfo=dt.UTC)
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "mcp-protocol-version": LATEST_PROTOCOL_VERSION}
@@ -105,12 +118,12 @@ class SdkSession:
             self.thread.join(5)
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--trades", type=int, default=40)
-    args = parser.parse_args()
+    args = parse_args(parser, argv, SMOKE)
 
     with BenchRun("mcp_overhead") as run:
         logging.getLogger("httpx").setLevel(logging.WARNING)  # the SDK client's per-request INFO lines

@@ -83,16 +83,21 @@ from bench._harness import (
     DATA_DIR,
     BenchRun,
     QueryTimer,
+    checkpoint,
     copy_rows,
     explain,
     interleave_calls,
     ms,
+    parse_args,
     percentile,
     print_table,
     ratio_line,
     run_script,
     timing_cells,
 )
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"rounds": 2, "warmup": 1, "sizes": "2000", "pool": 24, "pool_budget": 30.0}
 
 GOAL_MS = 15.0
 RECALL_GOAL = 0.9
@@ -649,7 +654,7 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
         t0 = time.perf_counter()
         cursor.execute("VACUUM ANALYZE recall_documents")
         cursor.execute("VACUUM ANALYZE recall_chunks")
-        cursor.execute("CHECKPOINT")
+        checkpoint(cursor)
         state.seed_s["vacuum"] = time.perf_counter() - t0
         cursor.execute(
             "SELECT pg_size_pretty(pg_table_size('recall_chunks')),"
@@ -1107,7 +1112,7 @@ def main(argv=None) -> int:
     parser.add_argument("--pool-budget", type=float, default=150.0, help="seconds a run may spend adding to the pool")
     parser.add_argument("--noise", type=float, default=0.025, help="gaussian sigma per dimension of the copies")
     parser.add_argument("--explain", action="store_true", help="full plans for every state (default: 100k states)")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
     sizes = [int(s) for s in args.sizes.split(",")]
     run_started = time.perf_counter()
 

@@ -54,7 +54,10 @@ from bench._collections import (
     ndcg_at_k,
     recall_at_k,
 )
-from bench._harness import BenchError, BenchRun, ms, percentile, print_table, rotated, run_script
+from bench._harness import BenchError, BenchRun, ms, parse_args, percentile, print_table, rotated, run_script
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"max_queries": 4, "max_docs": 12}
 
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # search needs a clock; no recency decay is applied
 W_FTS_GRID = tuple(round(i / 10, 1) for i in range(11))
@@ -344,7 +347,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-queries", type=int, default=None)
     parser.add_argument("--max-docs", type=int, default=None)
     parser.add_argument("--per-query", action="store_true", help="each query's nDCG for fts, vector, hybrid 0.5/0.5")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
     if args.k < 1:
         parser.error("--k must be at least 1")
 

@@ -1,6 +1,6 @@
 """The scope seal (issue 16): what checking it costs a transaction of the tick path, sealed vs not.
 
-    .venv/bin/python bench/scope_seal.py [--rounds 40] [--calls 50]
+    .venv/bin/python bench/scope_seal.py [--rounds 40] [--calls 50] [--traders 50] [--smoke]
 
 Row-level security honours the scope's settings only when their seal verifies (access/scope.py):
 every policy gained `(SELECT access_scope_sealed()) AND …`, and the scope statement an HMAC and a
@@ -27,7 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._harness import BenchRun, print_table, rotated, run_script, timing_cells
+from bench._harness import BenchRun, parse_args, print_table, rotated, run_script, timing_cells
+
+# --smoke (make test): tiny sizes, seconds; the figures mean nothing
+SMOKE = {"rounds": 2, "calls": 5, "traders": 4}
 
 TRADERS = 50
 DEPLOYMENTS_PER_TRADER = 20
@@ -46,14 +49,14 @@ READS = [
 ]
 
 
-def seed() -> list[tuple[int, int]]:
-    """(trader id, deployment id) pairs: 50 traders x 20 deployments x 20 snapshots (as the owner)."""
+def seed(traders: int) -> list[tuple[int, int]]:
+    """(trader id, deployment id) pairs: `traders` traders x 20 deployments x 20 snapshots (as the owner)."""
     from django.contrib.auth import get_user_model
 
     from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion
 
     pairs = []
-    for n in range(TRADERS):
+    for n in range(traders):
         user = get_user_model().objects.create_user(f"trader{n:02d}")
         skill = Skill.objects.create(owner=user, name="Trend")
         version = SkillVersion.objects.create(owner=user, skill=skill, version=1, strategy_text="Follow the trend.")
@@ -87,7 +90,7 @@ def install(sealed: bool) -> None:
                 name = statement.split()[2]
                 cursor.execute(f'DROP POLICY {name} ON "{owned.table}"')
                 cursor.execute(statement.replace(f"{policies.SEALED} AND ", ""))
-        for table, name, clause in policies.KEY_LOOKUP_POLICIES:
+        for table, name, clause in policies.key_lookup_policies():
             cursor.execute(f'DROP POLICY {name} ON "{table}"')
             cursor.execute(f'CREATE POLICY {name} ON "{table}" {clause.replace(f"{policies.SEALED} AND ", "")}')
 
@@ -112,15 +115,16 @@ def transaction(raw, sealed: bool, owner_id: int, deployment: int) -> float:
     return elapsed
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--calls", type=int, default=50)
-    args = parser.parse_args()
+    parser.add_argument("--traders", type=int, default=TRADERS)
+    args = parse_args(parser, argv, SMOKE)
     with BenchRun("scope_seal") as run:
         import psycopg
 
-        pairs = seed()
+        pairs = seed(args.traders)
         rng = random.Random(16)
         samples: dict[str, list[float]] = {"sealed": [], "unsealed": []}
         with psycopg.connect(run.env["DATABASE_URL"], autocommit=True) as raw:
@@ -133,7 +137,7 @@ def main() -> int:
                         if round_no:
                             samples[label].append(elapsed)
             install(sealed=True)
-        print(f"{len(pairs)} deployments of {TRADERS} traders; one transaction = the scope + {len(READS)} reads")
+        print(f"{len(pairs)} deployments of {args.traders} traders; one transaction = the scope + {len(READS)} reads")
         print_table(
             ["policies", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
             [[label, *timing_cells(values)] for label, values in samples.items()],

@@ -1,7 +1,7 @@
 """Does the analyst memory of 4 agents on one market cost the same with 1,000,000 signals in the table as with 1,000?
 
     .venv/bin/python bench/signals_memory.py [--rounds 2000] [--warmup 100] [--http-rounds 1000]
-                                             [--large 1000000] [--synchronous-commit on|off]
+                                             [--large 1000000] [--synchronous-commit on|off] [--smoke]
 
 Two traders, each with one measured market and the same 4 agents on it, in the one agent_signals
 table (as in production):
@@ -24,19 +24,20 @@ Phase 2: LARGE is seeded (the table holds 1,001,000 rows) and SMALL and LARGE ar
 interleaved (order swapped every round); SMALL then also shows what the 1M rows of another
 trader cost it.
 
-  (a) what GET .../memory/ does, in process: services.memory_for_agents(market, 4 agents, limit=3)
-      (the retrieval: SET LOCAL statement_timeout + one LATERAL statement in a transaction, then
-      the audit INSERT) + format_memory_context and agent_prompt_block for each agent;
+  (a) what GET .../memory/ does after authentication, in process, by the product's own call
+      (signals.services.market_memory_answer: market_get, the query validated, the retrieval,
+      SET LOCAL statement_timeout + one LATERAL statement in a transaction, then the audit
+      INSERT, and each agent's memory formatted for its prompt, serialized);
   (b) the retrieval statement alone (execute + fetchall, autocommit);
   (c) GET /api/v1/markets/{id}/memory/?agents=a,b,c,d&limit=3 to gunicorn (1 worker x 4 threads),
       one keep-alive connection per trader, `--http-rounds` rounds (0 skips it); in phase 2 with two
-      floors in the same rounds: POST /bench/floor/insert/ (token auth + one autocommitted INSERT, the
+      floors in the same rounds: POST /bench/floor/insert/ (token auth + one INSERT in the request's transaction, the
       cheapest API write: (c) writes its audit row too) and GET /healthz (no auth).
 
 Prints p50/p95/p99 per case, the SQL statements per call, the ratios LARGE/SMALL (goal <= 1.3;
 interleaved in phase 2, and against SMALL alone in phase 1, which is not interleaved), the
 absolute p95 of (a) and (c) against 5 ms (the seed's target is 100 ms), where the time goes (in
-(a): each statement timed by an execute wrapper, the retrieval's own duration_ms, the formatting;
+(a): each statement timed by an execute wrapper, the retrieval's own duration_ms, the rest of the answer;
 in (c): the view's steps replayed in process one by one, the whole request in process through
 Django's test client, over HTTP, the floors), and EXPLAIN (ANALYZE, BUFFERS) of the retrieval
 statement at each size (checked: an index scan on signal_latest, one loop per agent).
@@ -48,6 +49,7 @@ the audit INSERT costs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import re
@@ -66,12 +68,14 @@ from bench._harness import (
     Client,
     QueryTimer,
     captured,
+    checkpoint,
     copy_rows,
     endpoint_sql,
     explain,
     http_rounds,
     interleave_calls,
     ms,
+    parse_args,
     pcts,
     percentile,
     print_table,
@@ -85,14 +89,15 @@ GOAL = 1.3
 ABSOLUTE_GOAL_MS = 5.0
 SEED_TARGET_MS = 100.0
 LIMIT = 3
-FLOOR_PATH = "/bench/floor/insert/"  # token auth + one autocommitted INSERT of a tiny row: the cheapest API write
+FLOOR_PATH = "/bench/floor/insert/"  # token auth + one tiny INSERT: the cheapest API write
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # the newest signal
 YEAR = dt.timedelta(days=365)
 MEASURED_LARGE = 250  # signals per agent on LARGE's measured market
 MEASURED_SMALL = 10  # ... on SMALL's
 MEASURED_STEP = YEAR / MEASURED_LARGE  # same schedule on both: signal j is j steps before NOW
 SMALL_TOTAL, SMALL_MARKETS = 1_000, 24
-LARGE_MARKETS = 10_000
+LARGE_MARKETS = 10_000  # other markets of LARGE (at most one per 100 of its rows: --large 1,000,000)
+SMOKE = {"rounds": 20, "warmup": 5, "http_rounds": 10, "large": 5_000}
 AGENTS = ("polling_analyst", "news_sentiment", "base_rate_analyst", "orderbook_flow")
 AGENT_TYPES = {"polling_analyst": "polling", "news_sentiment": "news", "base_rate_analyst": "statistical"}
 OTHER_AGENT_BASES = (
@@ -257,7 +262,7 @@ def seed_trader(label: str, per_agent: int, total: int, n_markets: int, salt: in
     with connection.cursor() as cursor:  # what autovacuum would have done
         for table in ("agent_signals", "markets"):
             cursor.execute(f"VACUUM ANALYZE {table}")
-        cursor.execute("CHECKPOINT")  # the seed's dirty pages flushed now, not during the timed rounds
+        checkpoint(cursor)  # the seed's dirty pages flushed now, not during the timed rounds
     assert written == total, (written, total)
     return {"user": user, "token": token, "market": market}, time.perf_counter() - started
 
@@ -299,22 +304,58 @@ def seed_check(traders: dict[str, dict]) -> list[str]:
 # -- measuring --------------------------------------------------------------------------------------
 
 
-def memory_call(market) -> Callable[[], tuple[float, float, float]]:
-    """(a): what the API view does after authentication and market_get. Returns (retrieval duration_ms as
-    seconds, memory_for_agents seconds, formatting seconds)."""
-    from django.utils import timezone
+PARAMS = {"agents": ",".join(AGENTS), "limit": str(LIMIT)}  # (c)'s query string
 
-    from signals.memory import agent_prompt_block, format_memory_context
-    from signals.services import memory_for_agents
+
+def memory_answer(user, market_id: int) -> dict:
+    """GET .../memory/?agents=a,b,c,d&limit=3's answer after authentication: the product's own call, which
+    MarketMemoryView.get and the MCP tool make (the market, the query validated, each agent's memory formatted)."""
+    from signals import services
+
+    return services.market_memory_answer(user=user, market_id=market_id, query=PARAMS)
+
+
+class Retrievals:
+    """While entered, signals.services.memory_for_agents (the module's global, so the product's own calls of it too)
+    is wrapped: `last` is (seconds, its retrieval's duration_ms as seconds, [first, end) of the statements the
+    QueryTimer saw inside it) of the latest call."""
+
+    def __init__(self, timer: QueryTimer | None = None):
+        self.timer = timer
+        self.last: tuple[float, float, tuple[int, int]] = (0.0, 0.0, (0, 0))
+        self._patch = None
+
+    def __enter__(self) -> Retrievals:
+        from unittest import mock
+
+        from signals import services
+
+        inner = services.memory_for_agents
+
+        def memory_for_agents(**kwargs):
+            first = len(self.timer.current) if self.timer else 0
+            started = time.perf_counter()
+            outcome = inner(**kwargs)
+            elapsed = time.perf_counter() - started
+            self.last = (elapsed, outcome.duration_ms / 1000, (first, len(self.timer.current) if self.timer else 0))
+            return outcome
+
+        self._patch = mock.patch.object(services, "memory_for_agents", memory_for_agents)
+        self._patch.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._patch.stop()
+
+
+def answer_call(t: dict, retrievals: Retrievals) -> Callable[[], tuple[float, float, tuple[int, int]]]:
+    """(a): the answer in process (memory_answer). Returns retrievals.last: memory_for_agents' seconds, its
+    duration_ms, its statements."""
+    user, market_id = t["user"], t["market"].pk
 
     def call():
-        started = time.perf_counter()
-        outcome = memory_for_agents(market=market, agent_names=AGENTS, limit=LIMIT)
-        retrieved = time.perf_counter()
-        now = timezone.now()
-        for memory in outcome.memories.values():
-            agent_prompt_block(format_memory_context(memory, now=now))
-        return outcome.duration_ms / 1000, retrieved - started, time.perf_counter() - retrieved
+        memory_answer(user, market_id)
+        return retrievals.last
 
     return call
 
@@ -337,65 +378,33 @@ def statement_call(market) -> Callable[[], int]:
 
 VIEW_STEPS = (
     "token authentication (SELECT account_tokens by key hash)",
-    "market_get (SELECT markets)",
-    "MemoryQuery validation",
-    "memory_for_agents (retrieval + audit INSERT)",
-    "format_memory_context + prompt block x4",
-    "MemoryOutput(...).data (DRF serializer)",
+    "the answer: market_memory_answer (market_get, MemoryQuery, memory_for_agents, format x4, MemoryOutput)",
+    "  of which memory_for_agents (retrieval + audit INSERT)",
     "JSONRenderer().render",
 )
 
 
-def view_steps(t: dict) -> Callable[[], list[float]]:
-    """MarketMemoryView.get's steps (and the token lookup account-token authentication makes), replayed in process and
-    timed one by one: seconds per step, in VIEW_STEPS order. A diagnosis of (c), not the endpoint itself."""
-    from django.utils import timezone
+def view_steps(t: dict, retrievals: Retrievals) -> Callable[[], list[float]]:
+    """MarketMemoryView.get's steps (and the token lookup account-token authentication makes), in process and timed
+    one by one around the product's own calls: seconds per step, in VIEW_STEPS order. A diagnosis of (c), not the
+    endpoint itself."""
     from rest_framework.renderers import JSONRenderer
 
     from access.keys import key_hash
     from accounts.models import AccountToken
-    from signals import selectors, services
-    from signals.memory import agent_prompt_block, format_memory_context
-    from signals.serializers import MemoryOutput, MemoryQuery
 
     token, market_id = t["token"], t["market"].pk
-    params = {"agents": ",".join(AGENTS), "limit": str(LIMIT)}
 
     def call():
         marks = [time.perf_counter()]
         user = AccountToken.objects.select_related("owner").get(key_hash=key_hash(token)).owner
         marks.append(time.perf_counter())
-        market = selectors.market_get(user=user, market_id=market_id)
-        marks.append(time.perf_counter())
-        query = MemoryQuery(data=params)
-        query.is_valid(raise_exception=True)
-        options = query.validated_data
-        marks.append(time.perf_counter())
-        outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
-        marks.append(time.perf_counter())
-        now = timezone.now()
-        agents = {}
-        for name, memory in outcome.memories.items():
-            formatted = format_memory_context(
-                memory,
-                now=now,
-                max_length=options["max_length"],
-                include_metadata=options["include_metadata"],
-                date_format=options["date_format"],
-            )
-            agents[name] = {
-                "signals": memory.historical_signals,
-                "text": formatted.text,
-                "prompt": agent_prompt_block(formatted),
-                "signal_count": formatted.signal_count,
-                "truncated": formatted.truncated,
-            }
-        marks.append(time.perf_counter())
-        data = MemoryOutput({"agents": agents, "degraded": not outcome.success}).data
+        data = memory_answer(user, market_id)
         marks.append(time.perf_counter())
         JSONRenderer().render(data)
         marks.append(time.perf_counter())
-        return [b - a for a, b in pairwise(marks)]
+        auth, answer, render = (b - a for a, b in pairwise(marks))
+        return [auth, answer, retrievals.last[0], render]
 
     return call
 
@@ -415,18 +424,10 @@ def test_client_call(t: dict, path: str) -> Callable[[], int]:
     return call
 
 
-def prompts_of(market) -> dict[str, tuple[int, bool, str]]:
-    from django.utils import timezone
-
-    from signals.memory import agent_prompt_block, format_memory_context
-    from signals.selectors import get_all_agent_memories
-
-    outcome = get_all_agent_memories(market=market, agent_names=AGENTS, limit=LIMIT)
-    out = {}
-    for name, memory in outcome.memories.items():
-        formatted = format_memory_context(memory, now=timezone.now())
-        out[name] = (len(memory.historical_signals), formatted.truncated, agent_prompt_block(formatted))
-    return out
+def prompts_of(t: dict) -> dict[str, tuple[int, bool, str]]:
+    """{agent: (signals shown, truncated, prompt block)} of the answer in process."""
+    agents = memory_answer(t["user"], t["market"].pk)["agents"]
+    return {name: (len(a["signals"]), a["truncated"], a["prompt"]) for name, a in agents.items()}
 
 
 def sql_name(sql: str) -> str:
@@ -480,11 +481,11 @@ def main(argv=None) -> int:
         default="on",
         help="diagnosis: 'off' (benchmark database only) shows what the audit INSERT's WAL flush costs",
     )
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
     total = SMALL_TOTAL + args.large
     names = {"SMALL/1": f"SMALL, {SMALL_TOTAL:,}-row table", "SMALL/2": "SMALL", "LARGE/2": "LARGE"}
 
-    with BenchRun("signals_memory") as run:
+    with BenchRun("signals_memory") as run, contextlib.ExitStack() as stack:
         from django.db import connection
 
         if args.synchronous_commit == "off":
@@ -499,15 +500,15 @@ def main(argv=None) -> int:
 
         clients: dict[str, Client] = {}
         if args.http_rounds:
-            from bench._floor_urls import FLOOR_TABLE_SQL  # Django is set up by now
+            from bench._floor_urls import create_floor_table  # Django is set up by now
 
-            with connection.cursor() as cursor:
-                cursor.execute(FLOOR_TABLE_SQL)
+            create_floor_table()
             web = run.start_gunicorn(workers=1, threads=4)
             clients = {label: Client(web.port, token_for(f"bench-{label.lower()}")) for label in ("SMALL", "LARGE")}
         query = f"?agents={','.join(AGENTS)}&limit={LIMIT}"
         paths = {"SMALL": f"/api/v1/markets/{traders['SMALL']['market'].pk}/memory/{query}"}
         timer = QueryTimer()
+        retrievals = stack.enter_context(Retrievals(timer))  # memory_for_agents timed inside the product's calls
         results: dict[str, dict[str, list]] = {}  # "(a)/1" -> {label: [(seconds, returned, statements)]}
         http: dict[str, dict[str, list[float]]] = {}
         statements: dict[str, list[str]] = {}
@@ -517,7 +518,7 @@ def main(argv=None) -> int:
             started = time.perf_counter()
             with connection.execute_wrapper(timer):
                 results[f"(a)/{phase}"] = interleave_calls(
-                    {k: memory_call(traders[k]["market"]) for k in labels}, args.rounds, args.warmup, timer
+                    {k: answer_call(traders[k], retrievals) for k in labels}, args.rounds, args.warmup, timer
                 )
             results[f"(b)/{phase}"] = interleave_calls(
                 {k: statement_call(traders[k]["market"]) for k in labels}, args.rounds, args.warmup
@@ -529,7 +530,7 @@ def main(argv=None) -> int:
                     requests["floor"] = lambda: clients["SMALL"].request("POST", FLOOR_PATH, {"v": 1}, expect=(201,))[0]
                 http[phase] = http_rounds(requests, args.http_rounds, args.warmup)
             for k in labels:
-                statements[f"{k}/{phase}"] = sql = captured(memory_call(traders[k]["market"]))
+                statements[f"{k}/{phase}"] = sql = captured(answer_call(traders[k], retrievals))
                 plans[f"{k}/{phase}"] = explain(next(q for q in sql if "LATERAL" in q))
             return time.perf_counter() - started
 
@@ -540,7 +541,9 @@ def main(argv=None) -> int:
             + f" after {args.warmup} warm-up rounds, {wall:.1f}s"
         )
 
-        traders["LARGE"], seed_s = seed_trader("LARGE", MEASURED_LARGE, args.large, LARGE_MARKETS, salt=42)
+        traders["LARGE"], seed_s = seed_trader(
+            "LARGE", MEASURED_LARGE, args.large, min(LARGE_MARKETS, max(args.large // 100, 1)), salt=42
+        )
         print(f"\nphase 2: seeded LARGE in {seed_s:.1f}s (COPY + VACUUM ANALYZE); both traders share the table:")
         for line in seed_check(traders):
             print(line)
@@ -548,7 +551,7 @@ def main(argv=None) -> int:
 
         print(f"\noutputs (limit={LIMIT}, max_length=1000, date_format=human) and the SQL of one call:")
         problems = []
-        prompts = {label: prompts_of(t["market"]) for label, t in traders.items()}
+        prompts = {label: prompts_of(t) for label, t in traders.items()}
         for label, by_agent in prompts.items():
             shown = ", ".join(f"{n}{' (truncated)' if cut else ''}" for n, cut, _ in by_agent.values())
             chars = sum(len(text) for _, _, text in by_agent.values())
@@ -561,7 +564,7 @@ def main(argv=None) -> int:
             problems.append("SMALL and LARGE prompts differ")
         endpoint = {label: endpoint_sql(traders[label]["token"], "GET", path) for label, path in paths.items()}
         for label in traders:
-            sql = captured(memory_call(traders[label]["market"]))
+            sql = captured(answer_call(traders[label], retrievals))
             print(f"  (a) {label:<5} {len(sql)} SQL: {', '.join(sql_name(q) for q in sql)}")
             print(f"  (c) {label:<5} {len(endpoint[label])} SQL: {', '.join(sql_name(q) for q in endpoint[label])}")
         for label, path in paths.items():
@@ -574,7 +577,9 @@ def main(argv=None) -> int:
 
         wall = measure("2", ("SMALL", "LARGE"))
         steps_rounds = max(args.rounds // 2, 1)
-        steps = interleave_calls({k: view_steps(traders[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup)
+        steps = interleave_calls(
+            {k: view_steps(traders[k], retrievals) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup
+        )
         whole = interleave_calls(
             {k: test_client_call(traders[k], paths[k]) for k in ("SMALL", "LARGE")}, steps_rounds, args.warmup
         )
@@ -595,7 +600,7 @@ def main(argv=None) -> int:
         # -- the numbers --
         titles = {"(a)": "in process", "(b)": "retrieval statement", "(c)": "HTTP"}
         long_titles = {
-            "(a)": "memory_for_agents + format x4",
+            "(a)": "market_memory_answer, in process",
             "(b)": "retrieval statement alone",
             "(c)": "GET .../memory/ (gunicorn)",
         }
@@ -663,18 +668,21 @@ def main(argv=None) -> int:
         for key in names:
             label, phase = key.split("/")
             by_part: dict[str, list[float]] = {}
-            for elapsed, (retrieval, memory, formatting), stmts in results[f"(a)/{phase}"][label]:
+            for elapsed, (memory, retrieval, (first, end)), stmts in results[f"(a)/{phase}"][label]:
                 if len(stmts) != len(sql_names):
                     continue
-                by_name = dict(zip(sql_names, stmts, strict=True))
-                read = sum(v for n, v in by_name.items() if not n.startswith("INSERT"))
-                audit = sum(v for n, v in by_name.items() if n.startswith("INSERT"))
+                inside = sum(stmts[first:end])
                 by_part.setdefault("total", []).append(elapsed)
-                for n, v in by_name.items():
-                    by_part.setdefault(f"  {'BEGIN + ' if n == 'SET LOCAL' else ''}{n}", []).append(v)
-                by_part.setdefault("  retrieval: COMMIT + rows -> signals", []).append(retrieval - read)
-                by_part.setdefault("  audit: model instance + save()", []).append(memory - retrieval - audit)
-                by_part.setdefault("  format_memory_context + prompt block x4", []).append(formatting)
+                for index, (n, v) in enumerate(zip(sql_names, stmts, strict=True)):
+                    where = "memory_for_agents: " if first <= index < end else ""
+                    by_part.setdefault(f"  {where}{'BEGIN + ' if n == 'SET LOCAL' else ''}{n}", []).append(v)
+                by_part.setdefault("  memory_for_agents: the rest (COMMIT, rows -> signals, audit row)", []).append(
+                    memory - inside
+                )
+                by_part.setdefault("  of memory_for_agents, the retrieval's own duration_ms", []).append(retrieval)
+                by_part.setdefault("  the rest: MemoryQuery, format x4, MemoryOutput (Python)", []).append(
+                    elapsed - memory - (sum(stmts) - inside)
+                )
             parts[key] = by_part
         rows = []
         for part in parts["LARGE/2"]:
@@ -701,7 +709,8 @@ def main(argv=None) -> int:
                 [f"  {step}", ms(percentile(v["SMALL"], 50)), ms(percentile(v["LARGE"], 50)),
                  ms(percentile(v["LARGE"], 95)), f"{percentile(v['LARGE'], 50) / percentile(v['SMALL'], 50):.2f}"]
             )  # fmt: skip
-        sums = {k: [sum(call[1]) for call in steps[k]] for k in steps}
+        top = [index for index, step in enumerate(VIEW_STEPS) if not step.startswith(" ")]
+        sums = {k: [sum(call[1][index] for index in top) for call in steps[k]] for k in steps}
         whole_s = {k: [call[0] for call in whole[k]] for k in whole}
         for title, v in [
             ("sum of the steps", sums),

@@ -1,6 +1,6 @@
 """What does a tick cost, materialization included, next to the cheapest authenticated write?
 
-    .venv/bin/python bench/tick_ingest.py [--pairs 300] [--rounds 4] [--block 100]
+    .venv/bin/python bench/tick_ingest.py [--pairs 300] [--rounds 4] [--block 100] [--smoke]
 
 gunicorn (1 worker x 4 threads) serves the app with bench/_floor_urls.py on top, and a real Celery
 worker (solo pool, its own queue) materializes ticks against the same benchmark database. The
@@ -49,6 +49,7 @@ from bench._harness import (
     BenchRun,
     Client,
     ms,
+    parse_args,
     percentile,
     print_table,
     ratio_line,
@@ -63,6 +64,9 @@ POLL_S = 0.01
 GOAL = 4.0
 REFLECTION_GOAL = 1.05
 WARMUP = 20
+SMOKE = {
+    "warmup": 3, "pairs": 5, "rounds": 2, "block": 5, "reflection_rounds": 1, "reflection_block": 5, "breakdown": 3,
+}  # fmt: skip
 
 
 def _price(symbol: str, minute: int) -> float:
@@ -121,9 +125,8 @@ def tick_body(i: int) -> dict:
 
 def seed() -> tuple[str, int]:
     from django.contrib.auth import get_user_model
-    from django.db import connection
 
-    from bench._floor_urls import FLOOR_TABLE_SQL
+    from bench._floor_urls import create_floor_table
     from ledger.models import Deployment, DeploymentMode, Skill, SkillVersion
 
     token = token_for("bench-runner")
@@ -138,13 +141,13 @@ def seed() -> tuple[str, int]:
         reflection_cadence="off",  # sections 1-2 measure ticks alone; section 3 compares reflection on/off
     )
     deployment = Deployment.objects.create(owner=owner, skill_version=version, mode=DeploymentMode.PAPER)
-    with connection.cursor() as cursor:
-        cursor.execute(FLOOR_TABLE_SQL)
+    create_floor_table()
     return token, deployment.pk
 
 
 class Cursor:
-    """Reads the deployment's ingest and materialization marks over one autocommit connection."""
+    """Reads the deployment's ingest and materialization marks over one autocommit connection, as the tables'
+    owner (row-level security shows the app role no rows outside a trader's scope)."""
 
     def __init__(self, database_url: str, deployment_id: int):
         import psycopg
@@ -181,6 +184,7 @@ class Cursor:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--warmup", type=int, default=WARMUP, help="tick/floor pairs (and ticks per deployment) first")
     parser.add_argument("--pairs", type=int, default=300, help="interleaved tick/floor request pairs (latency)")
     parser.add_argument("--rounds", type=int, default=4, help="tick-block + floor-block rounds (throughput)")
     parser.add_argument("--block", type=int, default=100, help="requests per block")
@@ -188,9 +192,9 @@ def main(argv=None) -> int:
     parser.add_argument("--reflection-block", type=int, default=60, help="ticks per reflection on/off block")
     parser.add_argument("--breakdown", type=int, default=100, help="ticks for the in-process breakdown")
     parser.add_argument("--no-breakdown", dest="breakdown", action="store_const", const=0)
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
 
-    total_ticks = WARMUP + args.pairs + args.rounds * args.block
+    total_ticks = args.warmup + args.pairs + args.rounds * args.block
     bodies = [tick_body(i) for i in range(total_ticks)]  # built before any clock starts
     body_kb = len(json.dumps(bodies[-1], separators=(",", ":"))) / 1024
     next_tick = iter(bodies)
@@ -200,7 +204,7 @@ def main(argv=None) -> int:
         worker = run.start_celery_worker()
         web = run.start_gunicorn(workers=1, threads=4)
         client = Client(web.port, token)
-        marks = Cursor(run.env["DATABASE_URL"], deployment_id)
+        marks = Cursor(run.env["DATABASE_MIGRATE_URL"], deployment_id)
         ticks_path = f"/api/v1/deployments/{deployment_id}/ticks/"
         floor_path = "/bench/floor/insert/"
         floor_no = 0
@@ -217,7 +221,7 @@ def main(argv=None) -> int:
             return wait_until(marks.caught_up, timeout=120, interval=POLL_S, what=what)
 
         try:
-            for _ in range(WARMUP):
+            for _ in range(args.warmup):
                 post_tick()
                 post_floor()
             catch_up("warm-up materialization")
@@ -249,7 +253,7 @@ def main(argv=None) -> int:
                     walls[kind].append(done - started)
             summary = marks.summary()
             reflection = (
-                reflection_on_vs_off(run, client, args.reflection_rounds, args.reflection_block)
+                reflection_on_vs_off(run, client, args.reflection_rounds, args.reflection_block, args.warmup)
                 if args.reflection_rounds
                 else None
             )
@@ -268,7 +272,7 @@ def main(argv=None) -> int:
         " gunicorn 1 worker x 4 threads;"
         f" celery worker --pool solo; one keep-alive connection, reconnects={client.reconnects}"
     )
-    print(f"\n1. per-request latency, {args.pairs} tick/floor pairs interleaved (after {WARMUP} warm-up pairs):")
+    print(f"\n1. per-request latency, {args.pairs} tick/floor pairs interleaved (after {args.warmup} warm-up pairs):")
     print_table(
         ["request", "p50 ms", "p99 ms", "mean ms"],
         [
@@ -318,7 +322,7 @@ def main(argv=None) -> int:
 # -- 3. reflection on vs off --------------------------------------------------------------------------
 
 
-def reflection_on_vs_off(run: BenchRun, client: Client, rounds: int, block: int):
+def reflection_on_vs_off(run: BenchRun, client: Client, rounds: int, block: int, warmup: int):
     """Alternating tick blocks to a reflection-off and a reflection-on (never due) deployment."""
     from ledger.models import Deployment, DeploymentMode, SkillVersion
 
@@ -336,8 +340,8 @@ def reflection_on_vs_off(run: BenchRun, client: Client, rounds: int, block: int)
             reflection_every_n_trades=1000,
         )
         ids[kind] = Deployment.objects.create(owner=owner, skill_version=version, mode=DeploymentMode.PAPER).pk
-    cursors = {kind: Cursor(run.env["DATABASE_URL"], deployment_id) for kind, deployment_id in ids.items()}
-    bodies = [tick_body(i) for i in range(WARMUP + rounds * block)]  # both deployments get this stream
+    cursors = {kind: Cursor(run.env["DATABASE_MIGRATE_URL"], deployment_id) for kind, deployment_id in ids.items()}
+    bodies = [tick_body(i) for i in range(warmup + rounds * block)]  # both deployments get this stream
     position = {"off": 0, "on": 0}
     walls: dict[str, list[float]] = {"off": [], "on": []}
 
@@ -352,7 +356,7 @@ def reflection_on_vs_off(run: BenchRun, client: Client, rounds: int, block: int)
 
     try:
         for kind in ("off", "on"):
-            post_block(kind, WARMUP)
+            post_block(kind, warmup)
         for round_no in range(rounds):
             for kind in ("off", "on") if round_no % 2 == 0 else ("on", "off"):
                 walls[kind].append(post_block(kind, block))
@@ -403,7 +407,7 @@ def _timed(steps: dict[str, list[float]], name: str, function):
 STEPS = (
     "tick request over HTTP, worker stopped",
     "tick request, in process",
-    "  token authentication (1 query)",
+    "  token authentication (key-hash lookup)",
     "  TickInput validation (100 bars)",
     "  tick_ingest (owner-scoped lock, insert, update, commit, enqueue)",
     "    of which enqueue (on commit: apply_async to Redis)",

@@ -21,7 +21,8 @@ from chatmemory.serializers import (
     FactOutput,
     FactUpdateInput,
 )
-from chatmemory.tools import TOOLS, ToolInputError, ToolNotFound, ToolObjectNotFound, call_tool, tool_definitions
+from chatmemory.tool_errors import ToolInputError, ToolNotFound, ToolObjectNotFound
+from chatmemory.tools import TOOLS, call_tool, tool_definitions
 from ledger import selectors as ledger_selectors
 from memorysite.api import APIView, NoInput, Page, paginated
 

@@ -18,6 +18,8 @@ from django.utils import timezone
 from access.scope import transaction_unless_open
 from chatmemory import selectors, services
 from chatmemory.prompt import ChatSystemSegments, compose_chat_system
+from chatmemory.tool_errors import ToolInputError, ToolNotFound
+from chatmemory.tools import call_tool, tool_definitions
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,6 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
     """One chat turn: the model answers `messages`, calling tools for `user` as it needs them."""
     import anthropic
     from django.conf import settings
-
-    from chatmemory.tools import ToolInputError, ToolNotFound, call_tool, tool_definitions
 
     client = client or anthropic_client()
     with transaction_unless_open():

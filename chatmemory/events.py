@@ -38,8 +38,8 @@ from chatmemory.exposure import (
     window_bounds,
 )
 from chatmemory.models import Bar, MarketEvent
-from chatmemory.tools import ToolObjectNotFound
-from ledger.models import Deployment, TradeHistory, TradeStatus
+from chatmemory.tool_errors import ToolObjectNotFound
+from ledger import selectors as ledger_selectors
 
 MAX_EVENTS = 50
 MAX_EXPOSURE = 100
@@ -70,7 +70,7 @@ def upcoming_events(
     now = now or timezone.now()
     deployment = None
     if deploymentId is not None:
-        deployment = Deployment.objects.owned_by(user).filter(pk=deploymentId).first()
+        deployment = ledger_selectors.deployment_find(user=user, deployment_id=deploymentId)
         if deployment is None:
             raise ToolObjectNotFound("deploymentId", "deployment")
 
@@ -111,11 +111,7 @@ def upcoming_events(
 
 
 def _open_positions(deployment) -> list[Position]:
-    rows = (
-        TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN)
-        .order_by("symbol")
-        .values_list("symbol", "side", "size_base", "last_mark_price")
-    )
+    rows = ledger_selectors.open_position_marks(deployment=deployment)
     return [Position(symbol, side, size * mark) for symbol, side, size, mark in rows]
 
 

@@ -4,6 +4,7 @@ coach reads (market_events, bars)."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -13,7 +14,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
-from ledger.models import OwnedQuerySet, Skill
+from access.models import OwnedQuerySet
+from ledger.models import Skill
 
 FACT_MIN_CHARS, FACT_MAX_CHARS = 4, 500
 TOPIC_MAX_CHARS = 32
@@ -150,7 +152,7 @@ class Timeframe(models.TextChoices):
     D1 = "1d", "1 day"
 
 
-_PRICE = {"max_digits": 32, "decimal_places": 12}
+_PRICE: dict[str, Any] = {"max_digits": 32, "decimal_places": 12}
 
 
 class Bar(models.Model):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from chatmemory.facts import FACT_REF_CHARS, FACTS_IN_PROMPT, FactLine
@@ -76,8 +76,6 @@ def _is_hex(text: str) -> bool:
 
 def fact_counts(*, user) -> dict[str, int]:
     """How many active and archived facts the trader has (one aggregate query)."""
-    from django.db.models import Count, Q
-
     counts = UserFact.objects.owned_by(user).aggregate(
         active=Count("pk", filter=Q(archived_at__isnull=True)),
         archived=Count("pk", filter=Q(archived_at__isnull=False)),

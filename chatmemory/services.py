@@ -17,7 +17,7 @@ ALREADY_ARCHIVED = "this fact is already archived"
 
 
 def _clean(**fields) -> dict:
-    cleaned = {}
+    cleaned: dict[str, str | None] = {}
     try:
         if "fact" in fields:
             cleaned["fact"] = clean_fact(fields["fact"])

@@ -15,42 +15,23 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, Q, Sum
 from rest_framework import serializers
 
 from chatmemory import selectors as fact_selectors
 from chatmemory import services as fact_services
+from chatmemory.events import upcoming_events
 from chatmemory.facts import FACT_MAX_CHARS, TOPIC_MAX_CHARS
 from chatmemory.models import ArchivedReason, EventKind, FactConfidence, FactSource
 from chatmemory.performance import DailyPnl, summarize
-from ledger.models import Deployment, Skill, TradeDailyPnl, TradeHistory, TradeStatus
+from chatmemory.tool_errors import ToolInputError, ToolNotFound, ToolObjectNotFound
+from ledger import selectors as ledger_selectors
 from memorysite.api import StrictSerializer, bounded_int, choice, flatten_errors, text
 from memorysite.text import strip_invisible_json
-from reflection.models import NoteStatus, ReflectionNote
+from reflection import selectors as reflection_selectors
 
 MAX_TOOLS = 16  # ADR-0020's ceiling for the chat registry
 RECENT_TRADES = 30
 MAX_DEPLOYMENTS = 20
-NOT_FOUND = "no such {what} among yours"
-
-
-class ToolNotFound(LookupError):
-    pass
-
-
-class ToolInputError(Exception):
-    """Invalid tool input: `errors` maps each field to the rules it broke."""
-
-    def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items()))
-        self.errors = errors
-
-
-class ToolObjectNotFound(ToolInputError):
-    """The input names an object the trader does not have (another trader's is the same): a 404 over REST."""
-
-    def __init__(self, field: str, what: str):
-        super().__init__({field: [NOT_FOUND.format(what=what)]})
 
 
 @dataclass(frozen=True)
@@ -81,7 +62,7 @@ def _schema(properties: dict, required: tuple[str, ...] = ()) -> dict:
 # -- trading memory: rows as the coach reads them ------------------------------------------------------
 
 
-def _trade_row(trade: TradeHistory) -> dict:
+def _trade_row(trade) -> dict:
     return {
         "deployment_id": trade.deployment_id,
         "symbol": trade.symbol,
@@ -102,7 +83,7 @@ def _trade_row(trade: TradeHistory) -> dict:
     }
 
 
-def _lessons_row(note: ReflectionNote) -> dict:
+def _lessons_row(note) -> dict:
     return {
         "deployment_id": note.deployment_id,
         "skill_version": note.skill_version,
@@ -115,9 +96,8 @@ def _lessons_row(note: ReflectionNote) -> dict:
     }
 
 
-def _summary(daily) -> dict:
-    rows = daily.order_by("day").values_list("day", "realized_pnl_usd", "n_closed", "n_wins")
-    summary = summarize([DailyPnl(*row) for row in rows])
+def _summary(skill) -> dict:
+    summary = summarize([DailyPnl(*row) for row in ledger_selectors.daily_pnl_rows(skill=skill)])
     return {
         "closed_trades": summary.n_closed,
         "realized_pnl_usd": _usd(summary.realized_pnl_usd),
@@ -131,9 +111,9 @@ def _summary(daily) -> dict:
     }
 
 
-def _recent_trades(trades) -> list[dict]:
-    closed = trades.filter(status=TradeStatus.CLOSED).order_by("-exit_tick_at", "-entry_tick_at")
-    return [_trade_row(trade) for trade in closed[:RECENT_TRADES]]
+def _recent_trades(*, skill=None, deployment=None) -> list[dict]:
+    trades = ledger_selectors.recent_closed_trades(limit=RECENT_TRADES, skill=skill, deployment=deployment)
+    return [_trade_row(trade) for trade in trades]
 
 
 # -- get_skill_performance --------------------------------------------------------------------------
@@ -147,19 +127,16 @@ class SkillPerformanceInput(StrictSerializer):
 
 
 def get_skill_performance(user, *, skill_id: int, detail: str) -> dict:
-    skill = Skill.objects.owned_by(user).filter(pk=skill_id).first()
+    skill = ledger_selectors.skill_find(user=user, skill_id=skill_id)
     if skill is None:
         raise ToolObjectNotFound("skill_id", "skill")
     result: dict = {"skill_id": skill.pk, "name": skill.name}
     if detail in ("summary", "full"):
-        result["summary"] = _summary(TradeDailyPnl.objects.filter(skill=skill))
+        result["summary"] = _summary(skill)
     if detail in ("trades", "full"):
-        result["trades"] = _recent_trades(TradeHistory.objects.filter(skill=skill))
+        result["trades"] = _recent_trades(skill=skill)
     if detail in ("lessons", "full"):
-        notes = ReflectionNote.objects.filter(skill=skill, status=NoteStatus.ACTIVE).order_by(
-            "-skill_version", "deployment_id"
-        )
-        result["lessons"] = [_lessons_row(note) for note in notes]
+        result["lessons"] = [_lessons_row(note) for note in reflection_selectors.active_skill_notes(skill=skill)]
     return result
 
 
@@ -174,28 +151,19 @@ class MyDeploymentsInput(StrictSerializer):
 
 
 def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -> dict:
-    deployments = Deployment.objects.owned_by(user).select_related("skill_version__skill")
+    deployments = ledger_selectors.deployment_list(user=user)
     if deployment_id is not None:
         deployments = deployments.filter(pk=deployment_id)
         if not deployments.exists():
             raise ToolObjectNotFound("deployment_id", "deployment")
-    listed = list(deployments.order_by("-created_at", "-id")[:MAX_DEPLOYMENTS])
+    listed = list(deployments[:MAX_DEPLOYMENTS])
     ids = [d.pk for d in listed]
-    totals = {
-        row["deployment_id"]: row
-        for row in TradeDailyPnl.objects.filter(deployment_id__in=ids)
-        .values("deployment_id")
-        .annotate(pnl=Sum("realized_pnl_usd"), n=Sum("n_closed"), wins=Sum("n_wins"))
-    }
-    open_counts = dict(
-        TradeHistory.objects.filter(deployment_id__in=ids, status=TradeStatus.OPEN)
-        .values("deployment_id")
-        .annotate(n=Count("id"))
-        .values_list("deployment_id", "n")
-    )
+    totals = ledger_selectors.pnl_totals(user=user, deployment_ids=ids)
+    open_counts = ledger_selectors.open_trade_counts(user=user, deployment_ids=ids)
     rows = []
     for deployment in listed:
-        total = totals.get(deployment.pk, {})
+        total = totals.get(deployment.pk)
+        n_closed = total.n_closed if total else 0
         row = {
             "deployment_id": deployment.pk,
             "skill_id": deployment.skill_version.skill_id,
@@ -204,27 +172,15 @@ def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -
             "mode": deployment.mode,
             "status": deployment.status,
             "latest_tick_at": _time(deployment.latest_tick_at),
-            "closed_trades": total.get("n") or 0,
-            "realized_pnl_usd": _usd(total.get("pnl") or Decimal(0)),
-            "win_rate": round(total["wins"] / total["n"], 4) if total.get("n") else None,
+            "closed_trades": n_closed,
+            "realized_pnl_usd": _usd(total.realized_pnl_usd if total else Decimal(0)),
+            "win_rate": round(total.n_wins / n_closed, 4) if total and n_closed else None,
             "open_positions": open_counts.get(deployment.pk, 0),
         }
         if detail in ("trades", "full"):
-            row["trades"] = _recent_trades(TradeHistory.objects.filter(deployment=deployment))
+            row["trades"] = _recent_trades(deployment=deployment)
         if detail in ("lessons", "full"):
-            note = (
-                ReflectionNote.objects.filter(status=NoteStatus.ACTIVE)
-                .filter(
-                    Q(deployment=deployment)
-                    | Q(
-                        deployment__isnull=True,
-                        skill_id=deployment.skill_version.skill_id,
-                        skill_version=deployment.skill_version.version,
-                    )
-                )
-                .order_by("deployment_id")
-                .first()
-            )
+            note = reflection_selectors.active_note(deployment=deployment)
             row["lessons"] = _lessons_row(note) if note else None
         rows.append(row)
     return {"deployments": rows, "truncated": deployments.count() > len(listed)}
@@ -242,8 +198,6 @@ class UpcomingEventsInput(StrictSerializer):
 
 
 def get_upcoming_events(user, **params) -> dict:
-    from chatmemory.events import upcoming_events
-
     return upcoming_events(user=user, **params)
 
 

@@ -11,6 +11,7 @@ the page (303) and a form with errors is rendered as a page.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import urlencode, urlsplit
 
 from django import forms
@@ -26,8 +27,8 @@ from chatmemory import chat, selectors, services
 from chatmemory.facts import FACT_MAX_CHARS, FACT_MIN_CHARS, FACTS_IN_PROMPT
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource
 from chatmemory.prompt import MODES
-from ledger.risk_state import estimate_tokens
-from memorysite.pages import trader_required
+from memorysite.pages import trader_required, wants_partial
+from memorysite.text import estimate_tokens
 
 # -- /profile/facts/ ------------------------------------------------------------------------------------------
 
@@ -43,7 +44,10 @@ class FactFilterForm(forms.Form):
 
     def __init__(self, data, *, topics: list[str]):
         super().__init__(data)
-        self.fields["topic"].choices = [("", "all topics"), *((topic, topic) for topic in topics)]
+        cast(forms.ChoiceField, self.fields["topic"]).choices = [
+            ("", "all topics"),
+            *((topic, topic) for topic in topics),
+        ]
 
     def filters(self) -> Filters:
         self.is_valid()
@@ -153,8 +157,7 @@ def profile_facts(request):
     topics = selectors.fact_topics(user=request.user)
     filters = FactFilterForm(request.GET, topics=topics).filters()
     context = _facts_context(request, filters, topics=topics)
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         return push_url(render(request, "chatmemory/_facts_body.html", context), filters.url)
     return render(request, "chatmemory/facts.html", context)
 
@@ -340,6 +343,6 @@ def chat_preview(request):
         "fact_count": len(system.fact_ids),
         "facts_in_prompt": FACTS_IN_PROMPT,
     }
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         return push_url(render(request, "chatmemory/_chat_preview_body.html", context), _preview_url(mode))
     return render(request, "chatmemory/chat_preview.html", context)

@@ -10,7 +10,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 Side = Literal["long", "short"]
 ActionKind = Literal["propose_order", "close_position", "adjust_position", "hold", "flatten"]
@@ -104,12 +104,12 @@ class ClosedTrade:
     holding_minutes: Decimal
 
 
-def _decimal(value) -> Decimal:
+def _decimal(value: object) -> Decimal:
     """JSON numbers arrive as int or float; their shortest repr is the value the runner wrote."""
     return Decimal(str(value))
 
 
-def tick_from_payload(snapshot_id: str, tick_at: dt.datetime, payload: dict) -> Tick:
+def tick_from_payload(snapshot_id: str, tick_at: dt.datetime, payload: dict[str, Any]) -> Tick:
     """A Tick from a stored decision snapshot's JSON (the runner's tick body, validated).
 
     The live ledger and the in-memory sim ledger both build ticks here, so the same tick

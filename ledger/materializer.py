@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ledger.domain import ClosedTrade, OpenTrade, Position, Side, Tick
+from ledger.domain import ClosedTrade, OpenTrade, Position, ProposedAction, Side, Tick
 from ledger.regime import regime_tag_at_open
 
 USD_QUANTUM = Decimal("0.00000001")
@@ -118,28 +118,33 @@ def _direction(side: Side) -> int:
     return 1 if side == "long" else -1
 
 
-def _agent_acted_on(symbol: str, tick: Tick) -> bool:
+def _agent_action_on(symbol: str, tick: Tick) -> ProposedAction | None:
+    """The tick's action when the agent executed one that moves this symbol's position; else None."""
     action = tick.proposed_action
-    return (
+    if (
         action is not None
         and tick.engine_kind == "executed"
         and action.kind in _AGENT_POSITION_ACTIONS
         and (action.symbol is None or action.symbol == symbol)
-    )
+    ):
+        return action
+    return None
 
 
 def _exit_reason(symbol: str, tick: Tick) -> str:
     action = tick.proposed_action
     if action is not None and action.kind == "flatten":
         return EXTERNAL_FLATTEN
-    if _agent_acted_on(symbol, tick):
-        return action.reason or action.kind
+    acted = _agent_action_on(symbol, tick)
+    if acted is not None:
+        return acted.reason or acted.kind
     return LIQUIDATED
 
 
 def _entry_reason(symbol: str, tick: Tick) -> str:
-    if _agent_acted_on(symbol, tick):
-        return tick.proposed_action.reason or tick.proposed_action.kind
+    acted = _agent_action_on(symbol, tick)
+    if acted is not None:
+        return acted.reason or acted.kind
     return EXTERNAL_ENTRY
 
 
@@ -167,7 +172,7 @@ def _trade_pnl(trade: OpenTrade, mark: Decimal, size: Decimal, average: Decimal,
 def _close(trade: OpenTrade, tick: Tick) -> CloseTrade:
     mark = tick.mark_of(trade.symbol)
     carried = mark is None
-    exit_price = trade.last_mark_price if carried else mark
+    exit_price = trade.last_mark_price if mark is None else mark
     realized = usd(_trade_pnl(trade, exit_price, trade.size_base, trade.avg_entry_price, trade.accrued_pnl_usd))
     held = Decimal((tick.tick_at - trade.entry_tick_at).total_seconds()) / 60
     return CloseTrade(
@@ -214,17 +219,17 @@ def reconcile_portfolio_delta(
     a symbol listed twice or a non-positive size (the API refuses both before this runs).
     """
     positions: dict[str, Position] = {}
-    for position in next:
-        if position.symbol in positions:
-            raise ValueError(f"symbol {position.symbol!r} listed twice")
-        if position.size <= 0 or position.mark_price <= 0:
-            raise ValueError(f"symbol {position.symbol!r}: size and mark_price must be > 0")
-        positions[position.symbol] = position
+    for listed in next:
+        if listed.symbol in positions:
+            raise ValueError(f"symbol {listed.symbol!r} listed twice")
+        if listed.size <= 0 or listed.mark_price <= 0:
+            raise ValueError(f"symbol {listed.symbol!r}: size and mark_price must be > 0")
+        positions[listed.symbol] = listed
     ops: list[Op] = []
     for symbol in sorted(set(prev) | set(positions)):
         trade, position = prev.get(symbol), positions.get(symbol)
         if trade is None:
-            ops.append(_open(position, ctx))
+            ops.append(_open(positions[symbol], ctx))  # not in prev, so listed now
         elif position is None:
             ops.append(_close(trade, ctx.tick))
         elif position.side == trade.side:

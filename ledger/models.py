@@ -7,32 +7,14 @@ Database CHECK constraints back every rule the API validates.
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
+from typing import Any
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
-from memorysite.text import UNSAFE_CATEGORIES
-
-
-class OwnedQuerySet(models.QuerySet):
-    def owned_by(self, user) -> OwnedQuerySet:
-        """Rows of this trader only; an anonymous user owns nothing."""
-        if user is None or not user.is_authenticated:
-            return self.none()
-        return self.filter(owner_id=user.pk)
-
-
-class OwnedModel(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=True)
-
-    objects = OwnedQuerySet.as_manager()
-
-    class Meta:
-        abstract = True
+from access.models import OwnedModel
+from memorysite.validators import validate_one_line_name
 
 
 class Skill(OwnedModel):
@@ -236,8 +218,8 @@ class TradeStatus(models.TextChoices):
     CLOSED = "closed", "closed"
 
 
-_USD = {"max_digits": 28, "decimal_places": 8}
-_PRICE = {"max_digits": 32, "decimal_places": 12}
+_USD: dict[str, Any] = {"max_digits": 28, "decimal_places": 8}
+_PRICE: dict[str, Any] = {"max_digits": 32, "decimal_places": 12}
 
 
 class TradeHistory(OwnedModel):
@@ -278,6 +260,8 @@ class TradeHistory(OwnedModel):
     holding_minutes = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
     realized_pnl_usd = models.DecimalField(**_USD, null=True, blank=True)
     fees_usd = models.DecimalField(**_USD, default=0)
+    # The latest filled_at among the fills posted to the trade (ledger.services.fill_record); null: none yet.
+    last_filled_at = models.DateTimeField(null=True, blank=True)
     mfe_usd = models.DecimalField(**_USD, null=True, blank=True)
     mae_usd = models.DecimalField(**_USD, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -366,14 +350,6 @@ RUNNER_TOKEN_PREFIX = "rt_"  # noqa: S105 (a key prefix, not a secret)
 RUNNER_TOKEN_NAME_MAX = 100
 
 
-NAME_CONTROL_CHARACTERS = "must be one line without control characters or bidirectional overrides"
-
-
-def validate_one_line_name(value: str) -> None:
-    if any(unicodedata.category(char) in UNSAFE_CATEGORIES for char in value):
-        raise ValidationError(NAME_CONTROL_CHARACTERS)
-
-
 class RunnerToken(OwnedModel):
     """An API key bound to one deployment: it may post that deployment's ticks and fills and read its
     context and trades, nothing else. Only the key's sha256 is stored; the key is shown once."""
@@ -399,31 +375,3 @@ class RunnerToken(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.key_prefix}…) for deployment #{self.deployment_id}"
-
-
-class IdempotencyKey(OwnedModel):
-    """An `Idempotency-Key` a trader (or their runner) sent on a POST (memorysite/idempotency.py).
-
-    Inserted before the view runs, so two concurrent first uses of one key cannot both run it;
-    `response_status` stays null while the first request is in progress and holds its 2xx answer
-    afterwards (a failed request deletes its row, so the trader may retry with a fixed body). Rows
-    older than 24 hours are ignored and deleted."""
-
-    key = models.CharField(max_length=255)
-    request_hash = models.CharField(max_length=64, help_text="sha256 hex digest of method, path and body.")
-    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField()
-
-    class Meta:
-        db_table = "idempotency_keys"
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "key"], name="idempotency_key_unique_per_owner"),
-            models.CheckConstraint(
-                condition=Q(request_hash__regex=r"^[0-9a-f]{64}$"), name="idempotency_key_request_hash_is_sha256_hex"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.key} of user #{self.owner_id}"

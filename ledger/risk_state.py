@@ -1,8 +1,8 @@
 """The rolling-window risk-state slot: "## Recent activity (this session)" (seed: memory-layer.md).
 
-Pure: stdlib and ledger.domain only; no Django, no I/O, no clock (``now`` is an argument). Times are aware
-datetimes (any offset; windows are computed in UTC); a naive datetime is refused with ValueError. Money is
-Decimal and must be finite.
+Pure: stdlib, ledger.domain and memorysite.text only; no Django, no I/O, no clock (``now`` is an argument).
+Times are aware datetimes (any offset; windows are computed in UTC); a naive datetime is refused with
+ValueError. Money is Decimal and must be finite.
 
 Windows, all closed at ``now`` (anything after ``now`` is ignored everywhere):
 
@@ -20,13 +20,13 @@ The rendered text is a contract that runners diff byte for byte; see ``render_re
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 
 from ledger.domain import ClosedTrade
+from memorysite.text import estimate_tokens
 
 __all__ = [
     "LOSING_STREAK_HINT_AT",
@@ -40,7 +40,6 @@ __all__ = [
     "EngineOutcome",
     "RiskState",
     "aggregate_risk_state",
-    "estimate_tokens",
     "is_empty",
     "render_recent_activity",
     "risk_window_start",
@@ -182,11 +181,6 @@ def render_recent_activity(state: RiskState) -> str | None:
 def is_empty(state: RiskState) -> bool:
     """True when the section is suppressed: nothing to say (render_recent_activity returns None)."""
     return not _lines(state, *_LEVELS[0])
-
-
-def estimate_tokens(text: str | None) -> int:
-    """ceil(len(text) / 4); 0 for None."""
-    return 0 if text is None else math.ceil(len(text) / 4)
 
 
 # Helpers ------------------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from ledger.models import (
     RunnerToken,
     Skill,
     SkillVersion,
+    TradeDailyPnl,
     TradeHistory,
     TradeSide,
     TradeStatus,
@@ -56,6 +57,11 @@ def skill_get(*, user, skill_id: int) -> Skill:
     return get_object_or_404(skill_list(user=user), pk=skill_id)
 
 
+def skill_find(*, user, skill_id: int) -> Skill | None:
+    """The trader's skill, or None (another trader's is none too): for callers that report "not found" their way."""
+    return Skill.objects.owned_by(user).filter(pk=skill_id).first()
+
+
 def skill_version_list(*, user, skill_id: int) -> QuerySet[SkillVersion]:
     skill = get_object_or_404(Skill.objects.owned_by(user), pk=skill_id)
     return skill.versions.select_related("skill").order_by("-version")
@@ -67,6 +73,16 @@ def deployment_list(*, user) -> QuerySet[Deployment]:
 
 def deployment_get(*, user, deployment_id: int) -> Deployment:
     return get_object_or_404(deployment_list(user=user), pk=deployment_id)
+
+
+def deployment_find(*, user, deployment_id: int) -> Deployment | None:
+    """The trader's deployment, or None (another trader's is none too)."""
+    return Deployment.objects.owned_by(user).filter(pk=deployment_id).first()
+
+
+def deployment_ref(*, user, deployment_id: int) -> Deployment:
+    """The trader's deployment as a reference for another app's rows (nothing joined); 404 otherwise."""
+    return get_object_or_404(Deployment.objects.owned_by(user), pk=deployment_id)
 
 
 def deployment_for_runner(*, user, deployment_id: int) -> Deployment:
@@ -106,8 +122,72 @@ def trade_list(*, deployment: Deployment, status: str | None = None, limit: int 
     return list(trades.order_by("-entry_tick_at", "symbol")[:limit])
 
 
+def recent_closed_trades(*, limit: int, skill: Skill | None = None, deployment: Deployment | None = None):
+    """The last `limit` closed trades of a skill (all its deployments) or of one deployment, latest exit first."""
+    if (skill is None) == (deployment is None):
+        raise ValueError("recent_closed_trades takes a skill or a deployment")
+    trades = TradeHistory.objects.filter(status=TradeStatus.CLOSED)
+    trades = trades.filter(skill=skill) if skill is not None else trades.filter(deployment=deployment)
+    return list(trades.order_by("-exit_tick_at", "-entry_tick_at")[:limit])
+
+
+def open_position_marks(*, deployment: Deployment) -> list[tuple[str, str, Decimal, Decimal]]:
+    """(symbol, side, size_base, last_mark_price) of the deployment's open trades, by symbol."""
+    rows = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN).order_by("symbol")
+    return list(rows.values_list("symbol", "side", "size_base", "last_mark_price"))
+
+
+def open_trade_counts(*, user, deployment_ids: list[int]) -> dict[int, int]:
+    """Open trades per deployment of the trader's, among `deployment_ids` (absent: none open)."""
+    rows = (
+        TradeHistory.objects.owned_by(user)
+        .filter(deployment_id__in=deployment_ids, status=TradeStatus.OPEN)
+        .values("deployment_id")
+        .annotate(n=Count("id"))
+        .values_list("deployment_id", "n")
+    )
+    return dict(rows)
+
+
+# -- daily PnL rollup ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PnlTotals:
+    realized_pnl_usd: Decimal
+    n_closed: int
+    n_wins: int
+
+
+def daily_pnl_rows(*, skill: Skill) -> list[tuple[dt.date, Decimal, int, int]]:
+    """(day, realized_pnl_usd, n_closed, n_wins) of the skill's rollup, all its deployments, oldest day first."""
+    rows = TradeDailyPnl.objects.filter(skill=skill).order_by("day")
+    return list(rows.values_list("day", "realized_pnl_usd", "n_closed", "n_wins"))
+
+
+def pnl_totals(*, user, deployment_ids: list[int]) -> dict[int, PnlTotals]:
+    """Closed-trade totals per deployment of the trader's, among `deployment_ids`, in one grouped query
+    (absent: no closed trade yet)."""
+    rows = (
+        TradeDailyPnl.objects.owned_by(user)
+        .filter(deployment_id__in=deployment_ids)
+        .values("deployment_id")
+        .annotate(pnl=Sum("realized_pnl_usd"), n=Sum("n_closed"), wins=Sum("n_wins"))
+    )
+    return {row["deployment_id"]: PnlTotals(row["pnl"], row["n"], row["wins"]) for row in rows}
+
+
 def snapshot_get(*, deployment: Deployment, snapshot_id) -> DecisionSnapshot:
     return get_object_or_404(DecisionSnapshot.objects.filter(deployment=deployment), pk=snapshot_id)
+
+
+def snapshot_ref(*, user, snapshot_id, deployment: Deployment | None = None) -> DecisionSnapshot:
+    """The trader's decision snapshot (of `deployment`, when given) as a reference for another app's
+    rows: only its id, deployment and owner are loaded; 404 otherwise."""
+    snapshots = DecisionSnapshot.objects.owned_by(user)
+    if deployment is not None:
+        snapshots = snapshots.filter(deployment=deployment)
+    return get_object_or_404(snapshots.only("id", "deployment_id", "owner_id"), pk=snapshot_id)
 
 
 def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:

@@ -283,7 +283,7 @@ class TradeOutput(serializers.ModelSerializer):
             "entry_tick_at", "entry_price", "entry_size_usd", "entry_leverage", "entry_reason",
             "entry_snapshot_id", "entry_lessons_hash", "entry_regime_tag",
             "exit_tick_at", "exit_price", "exit_price_carried", "exit_reason", "exit_snapshot_id",
-            "holding_minutes", "realized_pnl_usd", "fees_usd", "mfe_usd", "mae_usd",
+            "holding_minutes", "realized_pnl_usd", "fees_usd", "last_filled_at", "mfe_usd", "mae_usd",
             "size_base", "avg_entry_price", "last_mark_price", "created_at", "updated_at",
         ]  # fmt: skip
 

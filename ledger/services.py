@@ -12,7 +12,8 @@ from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Value
+from django.db.models.functions import Greatest
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -41,7 +42,7 @@ from ledger.models import (
 )
 from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed, trades_opened
-from memorysite.redis import client as redis_client
+from memorysite.redis import enqueue_once, queued_done
 
 logger = logging.getLogger(__name__)
 
@@ -175,38 +176,36 @@ def tick_ingest(*, owner, deployment_id: int, tick_at: dt.datetime, payload: dic
     return TickIngested(snapshot, duplicate=False)
 
 
-# Set while a materialization task for the deployment is queued and not yet started: a burst of
-# ticks enqueues one task, which then applies them all in one batch. Expires in case a task is lost.
-MATERIALIZE_PENDING_KEY = "ledger:materialize-pending:{database}:{deployment_id}"
-MATERIALIZE_PENDING_TTL_S = 60
+# Marked queued while a materialization task for the deployment waits to start (memorysite.redis.
+# enqueue_once): a burst of ticks enqueues one task, which then applies them all in one batch.
+MATERIALIZE_QUEUED = "ledger:materialize"
+MATERIALIZE_QUEUED_TTL_S = 60  # a lost task frees the mark after this long
 # The queued task waits this long so a burst of ticks is applied in one batch (reads never wait:
 # they catch up inline).
 MATERIALIZE_COALESCE_S = 0.1
 
 
-def _pending_key(deployment_id: int) -> str:
-    # Named after the database too: services (or test runs) sharing one Redis never collide.
-    return MATERIALIZE_PENDING_KEY.format(database=connection.settings_dict["NAME"], deployment_id=deployment_id)
-
-
 def _enqueue_materialization(deployment_id: int) -> None:
     from ledger.tasks import materialize_deployment
 
-    key = _pending_key(deployment_id)
     try:
-        if redis_client().set(key, "1", nx=True, ex=MATERIALIZE_PENDING_TTL_S):
-            materialize_deployment.apply_async(args=[deployment_id], retry=False, countdown=MATERIALIZE_COALESCE_S)
+        enqueue_once(
+            MATERIALIZE_QUEUED,
+            deployment_id,
+            ttl_s=MATERIALIZE_QUEUED_TTL_S,
+            enqueue=lambda: materialize_deployment.apply_async(
+                args=[deployment_id], retry=False, countdown=MATERIALIZE_COALESCE_S
+            ),
+        )
     except Exception:  # broker unreachable: the tick must still be materialized
         logger.warning("materialization of deployment %s not queued; running inline", deployment_id, exc_info=True)
-        with contextlib.suppress(Exception):
-            redis_client().delete(key)
         materialize_pending(deployment_id=deployment_id)
 
 
 def materialize_queued(*, deployment_id: int) -> int:
     """The queued task's body: let later ticks queue a new task, then apply everything pending."""
     with contextlib.suppress(Exception):  # an unreachable Redis only costs a redundant task later
-        redis_client().delete(_pending_key(deployment_id))
+        queued_done(MATERIALIZE_QUEUED, deployment_id)
     return materialize_pending(deployment_id=deployment_id)
 
 
@@ -384,7 +383,8 @@ def op_as_json(op) -> dict:
 
 @transaction.atomic
 def fill_record(*, deployment: Deployment, symbol: str, fees_usd, filled_at: dt.datetime) -> TradeHistory:
-    """Add a fill's fees to the open trade in that symbol (the seed's recordOrderFilled)."""
+    """Add a fill's fees to the open trade in that symbol (the seed's recordOrderFilled) and keep the
+    latest ``filled_at`` of its fills as ``last_filled_at`` (fills may arrive out of order)."""
     materialize_if_behind(deployment)  # a fill may follow the tick that opened the trade
     trade = (
         TradeHistory.objects.select_for_update()
@@ -394,7 +394,8 @@ def fill_record(*, deployment: Deployment, symbol: str, fees_usd, filled_at: dt.
     if trade is None:
         raise ValidationError({"symbol": [NO_OPEN_TRADE.format(symbol=symbol)]})
     trade.fees_usd = F("fees_usd") + Decimal(str(fees_usd))
-    trade.save(update_fields=["fees_usd", "updated_at"])
+    trade.last_filled_at = Greatest(F("last_filled_at"), Value(filled_at))  # PostgreSQL's GREATEST skips a null
+    trade.save(update_fields=["fees_usd", "last_filled_at", "updated_at"])
     trade.refresh_from_db()
     return trade
 

@@ -26,6 +26,7 @@ import bisect
 import datetime as dt
 from collections import deque
 from decimal import ROUND_HALF_UP, Context, Decimal
+from typing import Any
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
 from ledger.materializer import MaterializeContext, Op, apply_ops, reconcile_portfolio_delta
@@ -46,7 +47,7 @@ def _utc(moment: dt.datetime) -> dt.datetime:
     return moment.astimezone(dt.UTC)
 
 
-def _stored_equity(value) -> Decimal:
+def _stored_equity(value: object) -> Decimal:
     return Decimal(str(value)).quantize(_EQUITY_QUANTUM, context=_EQUITY_CONTEXT)
 
 
@@ -85,7 +86,7 @@ class SimLedger:
 
     # -- write path ------------------------------------------------------------------------------
 
-    def record_tick(self, *, snapshot_id: str, tick_at: dt.datetime, payload: dict) -> list[Op]:
+    def record_tick(self, *, snapshot_id: str, tick_at: dt.datetime, payload: dict[str, Any]) -> list[Op]:
         """Apply one tick; returns its materializer ops (a flip as one FlipTrade, as reconcile gives it).
 
         `payload` is the runner's tick body without `tick_at`, as POSTed (JSON numbers as int or

@@ -1,5 +1,6 @@
 """Trader pages of the ledger. Pages read through selectors only."""
 
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -21,6 +22,7 @@ from memorysite.pages import (
     new_key_then_redirect,
     rules_broken,
     trader_required,
+    wants_partial,
 )
 
 JOURNAL_PAGE_SIZE = 50
@@ -44,9 +46,12 @@ class TradeFilterForm(forms.Form):
 
     def __init__(self, data, *, choices: selectors.TradeJournalChoices):
         super().__init__(data)
-        self.fields["symbol"].choices = [("", "all symbols"), *((s, s) for s in choices.symbols)]
+        cast(forms.ChoiceField, self.fields["symbol"]).choices = [
+            ("", "all symbols"),
+            *((s, s) for s in choices.symbols),
+        ]
         regimes = [*choices.regime_tags, selectors.UNCLASSIFIED]
-        self.fields["regime"].choices = [("", "all regimes"), *((tag, tag) for tag in regimes)]
+        cast(forms.ChoiceField, self.fields["regime"]).choices = [("", "all regimes"), *((tag, tag) for tag in regimes)]
 
     def filters(self) -> dict[str, str]:
         """The valid filter values; a value that is not a choice (a stale or edited URL) means "all"."""
@@ -110,8 +115,7 @@ def deployment_trades(request, deployment_id: int):
         "newer_url": _journal_url(deployment.pk, filters, page.previous_page_number()) if page.has_previous() else None,
         "older_url": _journal_url(deployment.pk, filters, page.next_page_number()) if page.has_next() else None,
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "ledger/_trade_rows.html", context)
         return push_url(response, _journal_url(deployment.pk, filters, page.number))
 

@@ -1,9 +1,11 @@
 """What the MCP server does, transport aside: its tools and resources, run for one principal.
 
 One implementation, two transports: the chat tools are `chatmemory.tools`' registry (same schemas,
-serializers and handlers); the others run the serializers, selectors and services of the REST view
-they share (`get_trading_context` ↔ GET /api/v1/deployments/{id}/context/, `recall_search` ↔ POST
-/api/v1/recall/search/, ...), with that operation's OpenAPI input schema (mcpserver/schemas.py).
+serializers and handlers); the others call the owning app's selector or service that the REST view
+they share calls too (`get_trading_context` ↔ GET /api/v1/deployments/{id}/context/ ↔
+`agentcontext.selectors.context_answer`, `recall_search` ↔ POST /api/v1/recall/search/ ↔
+`recall.services.search_answer`, ...): it validates the input with the view's serializer and answers
+with its body. Each tool takes that operation's OpenAPI input schema (mcpserver/schemas.py).
 A refusal is an MCP tool error whose text is the REST 4xx body (`{"detail", "errors"?}`), produced by
 the same exception handler (memorysite.api.exception_handler); another trader's object is "not
 found", exactly like a missing one. Answers go to an agent: their text carries no invisible characters
@@ -25,6 +27,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import close_old_connections, connection, transaction
 from django.http import Http404
@@ -32,28 +35,21 @@ from rest_framework import exceptions, serializers
 from rest_framework.renderers import JSONRenderer
 
 from access import scope
-from agentcontext.prompt import compose_system_prompt
-from agentcontext.selectors import deployment_memory_context, deployment_system_prompt
+from agentcontext import selectors as context_selectors
 from chatmemory import selectors as fact_selectors
 from chatmemory import tools as chat_tools
 from chatmemory.facts import render_facts_block
+from chatmemory.tool_errors import ToolInputError, ToolObjectNotFound
 from ledger import selectors as ledger_selectors
-from ledger import services as ledger_services
 from ledger.auth import OUT_OF_SCOPE
-from ledger.models import Deployment, RunnerToken
+from ledger.models import RunnerToken
 from mcpserver.schemas import operation_description, operation_input_schema
 from memorysite.api import NOT_FOUND, StrictSerializer, bounded_int
 from memorysite.api import exception_handler as rest_exception_handler
 from memorysite.text import strip_invisible_json
-from recall import api as recall_api
-from recall.serializers import SearchInput
-from research import api as research_api
+from recall import services as recall_services
 from research import services as research_services
-from research.core import context_fingerprint
-from research.serializers import ContextCheckInput, ContextCheckOutput, ExperimentInput
-from signals import api as signals_api
-from signals import selectors as signal_selectors
-from signals.serializers import MemoryQuery
+from signals import services as signal_services
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +66,7 @@ class Principal:
     `request_thread` is set over HTTP: the thread serving the request, whose transaction (already in
     the trader's scope) every call must run in."""
 
-    user: object
+    user: User
     runner_deployment_id: int | None = None
     request_thread: int | None = None
 
@@ -82,15 +78,6 @@ class Principal:
     @property
     def is_runner(self) -> bool:
         return self.runner_deployment_id is not None
-
-
-class Refused(Exception):
-    """A refusal that REST answers with a body of its own (a 409 with the prior ids)."""
-
-    def __init__(self, body: dict, status: int):
-        super().__init__(body.get("detail", ""))
-        self.body = body
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -105,10 +92,15 @@ class McpTool:
 # -- helpers -----------------------------------------------------------------------------------------
 
 
-def _valid(serializer_class, data, **kwargs):
-    if not isinstance(data, dict):
+def _object(arguments) -> dict:
+    """A tool's arguments are a JSON object (REST's own body check would word it differently)."""
+    if not isinstance(arguments, dict):
         raise exceptions.ValidationError({"input": ["must be a JSON object"]})
-    serializer = serializer_class(data=data, **kwargs)
+    return arguments
+
+
+def _valid(serializer_class, data) -> dict:
+    serializer = serializer_class(data=_object(data))
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
@@ -133,59 +125,35 @@ def _owned_deployment(principal: Principal, deployment_id: int):
     return ledger_selectors.deployment_for_runner(user=principal.user, deployment_id=deployment_id)
 
 
-def context_body(deployment) -> dict:
-    """GET /api/v1/deployments/{id}/context/'s body (agentcontext.api.ContextView)."""
-    ledger_services.materialize_if_behind(deployment)
-    context = deployment_memory_context(deployment=deployment)
-    segments = deployment_system_prompt(deployment=deployment)
-    return {
-        "text": context.text,
-        "sections": context.sections,
-        "token_estimate": context.token_estimate,
-        "system_prompt": {"segments": segments.as_dict(), "text": compose_system_prompt(segments)},
-    }
-
-
 # -- the tools sharing a REST operation ------------------------------------------------------------
 
 
 def get_trading_context(principal: Principal, arguments: dict) -> dict:
+    """GET /api/v1/deployments/{id}/context/ (agentcontext.api.ContextView)."""
     deployment_id = _valid(DeploymentRef, arguments)["deployment_id"]
-    return context_body(_owned_deployment(principal, deployment_id))
+    return context_selectors.context_answer(deployment=_owned_deployment(principal, deployment_id))
 
 
 def recall_search(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/recall/search/ (recall.api.SearchView)."""
-    return recall_api.search_answer(principal.user, _valid(SearchInput, arguments))
+    return recall_services.search_answer(user=principal.user, data=_object(arguments))
 
 
 def check_experiment(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/research/experiments/check/ (research.api.ExperimentCheckView)."""
-    context = _valid(ContextCheckInput, arguments)["context"]
-    try:
-        cleaned = research_services.cleaned_context(context)
-        duplicates = research_services.duplicates_of(owner=principal.user, context=cleaned)
-    except DjangoValidationError as exc:
-        raise exceptions.ValidationError(exc.message_dict) from exc
-    return ContextCheckOutput({"fingerprint": context_fingerprint(cleaned), "duplicates": duplicates}).data
+    return research_services.experiment_check_answer(user=principal.user, data=_object(arguments))
 
 
 def record_experiment(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/research/experiments/ (research.api.ExperimentListView.post)."""
-    answer, status_code = research_api.record_answer(principal.user, _valid(ExperimentInput, arguments))
-    if status_code >= 400:
-        raise Refused(answer, status_code)
-    return answer
+    return research_services.experiment_record_answer(owner=principal.user, data=_object(arguments))
 
 
 def get_analyst_memory(principal: Principal, arguments: dict) -> dict:
     """GET /api/v1/markets/{market_id}/memory/ (signals.api.MarketMemoryView): market_id plus its query."""
-    if not isinstance(arguments, dict):
-        raise exceptions.ValidationError({"input": ["must be a JSON object"]})
-    query = dict(arguments)
+    query = dict(_object(arguments))
     market_id = _valid(MarketRef, {"market_id": query.pop("market_id", None)})["market_id"]
-    market = signal_selectors.market_get(user=principal.user, market_id=market_id)
-    return signals_api.memory_answer(market, _valid(MemoryQuery, query))
+    return signal_services.market_memory_answer(user=principal.user, market_id=market_id, query=query)
 
 
 # -- the chat tools --------------------------------------------------------------------------------
@@ -196,9 +164,9 @@ def _chat_tool(name: str) -> Callable[[Principal, dict], dict]:
         """As POST /api/v1/chat/tools/{name}/ (chatmemory.api.ToolCallView)."""
         try:
             return chat_tools.call_tool(principal.user, name, arguments)
-        except chat_tools.ToolObjectNotFound as exc:
+        except ToolObjectNotFound as exc:
             raise exceptions.NotFound(str(exc)) from exc
-        except chat_tools.ToolInputError as exc:
+        except ToolInputError as exc:
             raise exceptions.ValidationError(exc.errors) from exc
 
     return run
@@ -255,8 +223,6 @@ class Outcome:
 
 def error_body(exc: Exception) -> tuple[dict, int] | None:
     """The REST 4xx body and status for `exc` (memorysite.api.exception_handler), or None for a 5xx."""
-    if isinstance(exc, Refused):
-        return exc.body, exc.status
     response = rest_exception_handler(exc, {})
     if response is None or response.status_code >= 500:
         return None
@@ -293,7 +259,7 @@ def _run(principal: Principal, call: Callable[[], dict]) -> Outcome:
     with _in_scope(principal):
         try:
             return Outcome(strip_invisible_json(_json(call())))  # for an agent: no invisible characters
-        except (exceptions.APIException, Http404, DjangoValidationError, Refused) as exc:
+        except (exceptions.APIException, Http404, DjangoValidationError) as exc:
             transaction.set_rollback(True)
             body, status = error_body(exc) or ({"detail": INTERNAL_ERROR}, 500)
             return Outcome(body, is_error=True, status=status)
@@ -324,7 +290,7 @@ def facts_text(principal: Principal) -> str:
 
 
 def deployment_context_text(principal: Principal, deployment_id: int) -> str:
-    return context_body(_owned_deployment(principal, deployment_id))["text"]
+    return context_selectors.context_answer(deployment=_owned_deployment(principal, deployment_id))["text"]
 
 
 def read_resource(principal: Principal, uri: str) -> Outcome:
@@ -345,11 +311,8 @@ def listed_deployments(principal: Principal) -> list[tuple[int, str]]:
         if principal.is_runner:
             ids = [principal.runner_deployment_id]
         else:
-            ids = list(
-                Deployment.objects.owned_by(principal.user)
-                .order_by("-created_at", "-id")
-                .values_list("id", flat=True)[: chat_tools.MAX_DEPLOYMENTS]
-            )
+            deployments = ledger_selectors.deployment_list(user=principal.user)
+            ids = list(deployments.values_list("id", flat=True)[: chat_tools.MAX_DEPLOYMENTS])
         return {"ids": ids}
 
     outcome = run(principal, deployments)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
+from django.db import models
 from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from rest_framework import exceptions, serializers, status
@@ -69,6 +70,16 @@ def validation_body(detail) -> dict:
     errors = flatten_errors(detail)
     summary = "; ".join(f"{field}: {', '.join(messages)}" for field, messages in errors.items())
     return {"detail": summary, "errors": errors}
+
+
+class Conflict(exceptions.APIException):
+    """A 409 whose body says more than `detail` (e.g. the prior rows' ids): sent as given, by REST and MCP alike."""
+
+    status_code = status.HTTP_409_CONFLICT
+
+    def __init__(self, body: dict):
+        super().__init__(body["detail"])
+        self.detail = body  # as given: DRF would turn every leaf into a string
 
 
 class APIView(IdempotentViewMixin, DrfAPIView):
@@ -166,10 +177,13 @@ class _TextField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-def choice(values, *, echo_input: bool = False, **kwargs) -> serializers.ChoiceField:
+def choice(
+    values: type[models.TextChoices] | Sequence[str], *, echo_input: bool = False, **kwargs
+) -> serializers.ChoiceField:
     """A choice field whose error lists the allowed values (and, with echo_input, what was sent).
 
     `values` is a Django TextChoices class (its labels document the schema) or a sequence of values."""
+    choices: list[str] | list[tuple[str, str]]
     if isinstance(values, type):
         allowed, choices = list(values.values), values.choices
     else:
@@ -194,7 +208,7 @@ def bounded_int(low: int, high: int | None = None, **kwargs) -> serializers.Inte
     rule = f"must be between {low} and {high}" if high is not None else f"must be at least {low}"
     return serializers.IntegerField(
         min_value=low,
-        max_value=high,
+        max_value=high,  # type: ignore[arg-type]  # None: no maximum (DRF's default); the stubs say int
         error_messages={"min_value": rule, "max_value": rule, "invalid": f"must be an integer; {rule}"},
         **kwargs,
     )

@@ -30,8 +30,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType, ModuleType
+from typing import NoReturn
 
 logger = logging.getLogger("memorysite.embedded")
 logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs every command's full output at INFO
@@ -106,7 +109,7 @@ class EmbeddedServiceError(RuntimeError):
     pass
 
 
-def _import_pgserver(module: str):
+def _import_pgserver(module: str) -> ModuleType:
     import importlib
     import warnings
 
@@ -299,7 +302,7 @@ class _Postgres(_Server):
         self.pgdata.mkdir(parents=True, exist_ok=True)
         self.paths.socket_dir.mkdir(mode=0o700, exist_ok=True)
         if self.system_user is not None:
-            self._grant_system_user(pg_commands.POSTGRES_BIN_PATH)
+            self._grant_system_user(self.system_user, pg_commands.POSTGRES_BIN_PATH)
         if not (self.pgdata / "PG_VERSION").exists():
             logger.info("postgres: initialising %s", self.pgdata)
             pg_commands.initdb(
@@ -324,14 +327,14 @@ class _Postgres(_Server):
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise EmbeddedServiceError(f"postgres failed to start:\n{self._log_tail()}") from exc
 
-    def _grant_system_user(self, bin_path: Path) -> None:
+    def _grant_system_user(self, user: str, bin_path: Path) -> None:
         import pwd
         import stat
 
         pg_utils = _import_pgserver("utils")
 
-        pg_utils.ensure_user_exists(self.system_user)
-        entry = pwd.getpwnam(self.system_user)
+        pg_utils.ensure_user_exists(user)
+        entry = pwd.getpwnam(user)
         pg_utils.ensure_prefix_permissions(self.pgdata)
         pg_utils.ensure_prefix_permissions(bin_path)
         readable = stat.S_IRGRP | stat.S_IROTH
@@ -439,7 +442,7 @@ class EmbeddedServices:
         self.started: list[_Server] = []  # of those, the ones it had to start
 
     @classmethod
-    def for_unset_urls(cls, environ=os.environ, data_dir: Path | None = None) -> EmbeddedServices:
+    def for_unset_urls(cls, environ: Mapping[str, str] = os.environ, data_dir: Path | None = None) -> EmbeddedServices:
         return cls(data_dir, postgres=not environ.get("DATABASE_URL"), redis=not environ.get("REDIS_URL"))
 
     @property
@@ -496,7 +499,7 @@ class EmbeddedServices:
         return self
 
     @contextlib.contextmanager
-    def _lock(self):
+    def _lock(self) -> Iterator[None]:
         with open(self.paths.lock_file, "a+") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
@@ -505,11 +508,11 @@ class EmbeddedServices:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _exit_on_signal(signum, _frame):
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> NoReturn:
     sys.exit(128 + signum)
 
 
-def ensure_for_process(environ=os.environ) -> EmbeddedServices | None:
+def ensure_for_process(environ: Mapping[str, str] = os.environ) -> EmbeddedServices | None:
     """Called by manage.py: start what the environment does not point elsewhere, stop it at exit."""
     services = EmbeddedServices.for_unset_urls(environ)
     if not services.wanted:

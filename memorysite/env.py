@@ -11,12 +11,19 @@ import secrets
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import overload
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+
+
+@overload
+def env_str(name: str, default: str, environ: Mapping[str, str] = ...) -> str: ...
+@overload
+def env_str(name: str, default: None = None, environ: Mapping[str, str] = ...) -> str | None: ...
 
 
 def env_str(name: str, default: str | None = None, environ: Mapping[str, str] = os.environ) -> str | None:

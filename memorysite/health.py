@@ -55,7 +55,7 @@ def check_redis() -> Check:
 def healthz(request):
     database = check_database()
     redis_check = check_redis()
-    body = {"database": database.status, "pgvector": database.detail, "redis": redis_check.status}
+    body: dict[str, object] = {"database": database.status, "pgvector": database.detail, "redis": redis_check.status}
     down = [name for name, value in (("database", database.status), ("redis", redis_check.status)) if value != OK]
     if database.detail == "missing":
         down.append("pgvector")

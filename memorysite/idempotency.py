@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+from typing import TYPE_CHECKING
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http.request import RawPostDataException
@@ -36,6 +37,12 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from access import scope
+from access.models import IdempotencyKey
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView as _ViewBase
+else:
+    _ViewBase = object  # a mixin: the view class supplies APIView
 
 logger = logging.getLogger("memorysite.idempotency")
 
@@ -96,18 +103,16 @@ def applies_to(request) -> bool:
 def claim(request):
     """The key's row for this request (the view runs), or raises: a 400 for a bad key, a 409, or the
     replay of the stored answer. None when the request carries no key (or is not concerned)."""
-    from ledger.models import IdempotencyKey
-
     if not applies_to(request):
         return None
     key = request.META[META_KEY]
     if not valid_key(key):
         raise serializers.ValidationError({HEADER: [KEY_RULE]})
     with scope.transaction_unless_open():  # a view without a request transaction (the chat) claims in one
-        return _claim(request, key, IdempotencyKey)
+        return _claim(request, key)
 
 
-def _claim(request, key: str, IdempotencyKey):
+def _claim(request, key: str):
     fingerprint = request_fingerprint(request)
     owner = request.user
     now = timezone.now()
@@ -158,7 +163,7 @@ def release(row) -> None:
         logger.warning("idempotency: could not release key %r", row.key, exc_info=True)
 
 
-class IdempotentViewMixin:
+class IdempotentViewMixin(_ViewBase):
     """For DRF views: claims the key once the request is authenticated and permitted, replays or
     refuses as `claim` says, and settles the key with the view's answer."""
 

@@ -22,6 +22,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn
 
 from memorysite.embedded import EmbeddedServices, default_data_dir
 
@@ -39,12 +41,12 @@ def _die_with_parent() -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _spawn(name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+def _spawn(name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     logger.info("starting %s: %s", name, " ".join(argv))
     return subprocess.Popen(argv, cwd=BASE_DIR, env=env, process_group=0, preexec_fn=_die_with_parent)
 
 
-def _interrupt(signum, frame):
+def _interrupt(signum: int, frame: FrameType | None) -> NoReturn:
     raise KeyboardInterrupt
 
 
@@ -57,7 +59,7 @@ def _manage(env: dict[str, str], *args: str) -> str:
     return result.stdout
 
 
-def _wait_until_healthy(url: str, children: dict[str, subprocess.Popen]) -> dict:
+def _wait_until_healthy(url: str, children: dict[str, subprocess.Popen[bytes]]) -> dict[str, Any]:
     deadline = time.monotonic() + READY_TIMEOUT_S
     last_error = "no answer"
     while time.monotonic() < deadline:
@@ -66,7 +68,8 @@ def _wait_until_healthy(url: str, children: dict[str, subprocess.Popen]) -> dict
                 raise RuntimeError(f"{name} exited with code {child.returncode} during start-up")
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
-                return json.loads(response.read())
+                health: dict[str, Any] = json.loads(response.read())
+                return health
         except urllib.error.HTTPError as exc:
             last_error = f"HTTP {exc.code}: {exc.read().decode(errors='replace')}"
         except OSError as exc:
@@ -75,7 +78,7 @@ def _wait_until_healthy(url: str, children: dict[str, subprocess.Popen]) -> dict
     raise RuntimeError(f"{url} not healthy after {READY_TIMEOUT_S:.0f}s: {last_error}")
 
 
-def _stop_children(children: dict[str, subprocess.Popen]) -> None:
+def _stop_children(children: dict[str, subprocess.Popen[bytes]]) -> None:
     for child in children.values():
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
@@ -89,7 +92,7 @@ def _stop_children(children: dict[str, subprocess.Popen]) -> None:
             child.wait()
 
 
-def _banner(host: str, port: int, health: dict, demo_line: str) -> str:
+def _banner(host: str, port: int, health: dict[str, Any], demo_line: str) -> str:
     base = f"http://{host}:{port}"
     return "\n".join(
         [
@@ -119,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     services = EmbeddedServices.for_unset_urls()
-    children: dict[str, subprocess.Popen] = {}
+    children: dict[str, subprocess.Popen[bytes]] = {}
     try:
         services.start()
         env = {**os.environ, **services.environment(), "DJANGO_SETTINGS_MODULE": "memorysite.settings"}

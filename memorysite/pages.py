@@ -48,7 +48,18 @@ def rules_broken(exc) -> str:
     return "; ".join(f"{field}: {', '.join(rules)}" for field, rules in exc.message_dict.items())
 
 
+def wants_partial(request) -> bool:
+    """Whether to answer with the fragment htmx swaps rather than the whole page. A history-restore
+    request (back button, cache miss) replaces the whole body, so it needs the page."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
 def bad_request(request, message: str, *, back_url: str, back_label: str):
-    """A page's 400 for a bad query parameter: the message names the parameter and the rule."""
+    """A page's 400 for a bad query parameter: the message names the parameter and the rule. To htmx,
+    the message alone, which base.html's responseHandling swaps in where the answer was asked for."""
     context = {"message": message, "back_url": back_url, "back_label": back_label}
+    if wants_partial(request):
+        response = render(request, "_bad_request.html", context, status=400)
+        response["HX-Push-Url"] = "false"
+        return response
     return render(request, "bad_request.html", context, status=400)

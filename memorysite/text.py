@@ -12,13 +12,17 @@ characters spell ASCII that no one sees) and the variation selectors supplement 
 byte each, hidden behind a visible character). Rows keep them as written; what leaves the service
 neutralises them: ``strip_invisible`` towards an agent (tool results, MCP, search snippets),
 ``mark_invisible`` towards a human (pages and admin show ``[U+200B]``).
+
+``estimate_tokens`` is the one token estimate every prompt budget counts with (the seed's ceil(chars / 4)).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import unicodedata
+from typing import Any
 
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 TAG_BLOCK = range(0xE0000, 0xE0080)
@@ -54,20 +58,26 @@ def is_invisible(ch: str) -> bool:
     return ch in INVISIBLE_CHARACTERS
 
 
-def _unsafe(ch: str) -> bool:
+def is_unsafe(ch: str) -> bool:
+    """The prompt-text rule: a character of UNSAFE_CATEGORIES or an invisible one never reaches a prompt."""
     return unicodedata.category(ch) in UNSAFE_CATEGORIES or ch in INVISIBLE_CHARACTERS
+
+
+def replace_unsafe(text: str) -> str:
+    """Every unsafe character becomes one space; nothing else changes (whitespace runs are kept)."""
+    return "".join(" " if is_unsafe(ch) else ch for ch in text)
 
 
 def one_line(text: str) -> str:
     """Unsafe characters become spaces and whitespace runs collapse: the text is one line."""
-    return " ".join("".join(" " if _unsafe(ch) else ch for ch in text).split())
+    return " ".join(replace_unsafe(text).split())
 
 
 def clean_text_block(raw: str) -> str:
     """Multi-line free text: line breaks normalised to ``\\n``, tabs to spaces, every other unsafe
     character removed, lines right-stripped and the block stripped."""
     lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    cleaned = ("".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or not _unsafe(ch)) for line in lines)
+    cleaned = ("".join(" " if ch == "\t" else ch for ch in line if ch == "\t" or not is_unsafe(ch)) for line in lines)
     return "\n".join(line.rstrip() for line in cleaned).strip()
 
 
@@ -77,7 +87,7 @@ def strip_invisible(text: str) -> str:
     return text.translate(_STRIP)
 
 
-def strip_invisible_json(value):
+def strip_invisible_json(value: Any) -> Any:
     """A JSON-like value (dicts, lists, strings, scalars) with every string, keys included, passed
     through ``strip_invisible``; other values are returned as they are."""
     if isinstance(value, str):
@@ -116,3 +126,8 @@ def mark_invisible(text: str) -> str:
 
 def has_invisible(text: str) -> bool:
     return _INVISIBLE_RUN.search(text) is not None
+
+
+def estimate_tokens(text: str | None) -> int:
+    """ceil(len(text) / 4); 0 for None."""
+    return 0 if text is None else math.ceil(len(text) / 4)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from redis.exceptions import RedisError
@@ -37,7 +38,7 @@ def credential_of(request) -> tuple[str, str] | None:
 
 
 class TokenRateThrottle(BaseThrottle):
-    clock = time.time  # the throttle's clock (tests move it instead of sleeping)
+    clock: Callable[[], float] = time.time  # the throttle's clock (tests move it instead of sleeping)
 
     def allow_request(self, request, view) -> bool:
         credential = credential_of(request)

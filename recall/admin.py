@@ -19,6 +19,7 @@ from recall.models import (
     JournalEntry,
     TradeSituation,
 )
+from recall.paths import clean_path
 
 GLOBAL_SOURCES = [(DocumentSource.PLAYBOOK, "playbook"), (DocumentSource.RUNBOOK, "incident runbook")]
 
@@ -34,7 +35,7 @@ class GlobalDocumentForm(forms.ModelForm):
 
     def clean_path(self):
         try:
-            return services.clean_path(self.cleaned_data["path"])
+            return clean_path(self.cleaned_data["path"])
         except ValidationError as error:
             raise forms.ValidationError(error.messages[0]) from error
 

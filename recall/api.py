@@ -4,18 +4,13 @@ API call: the runner holds the same token as the agent that proposed the edit.""
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
-from ledger.models import DecisionSnapshot, Deployment
 from memorysite.api import APIView, Page, paginated
-from memorysite.text import strip_invisible_json
 from recall import selectors, services
-from recall.embeddings import get_embedder
 from recall.models import EditProposal, JournalEntry
 from recall.serializers import (
     DocumentInput,
@@ -38,21 +33,6 @@ _ERRORS = {
     401: OpenApiResponse(description="Missing or invalid token."),
     404: OpenApiResponse(description="No such deployment, snapshot or document among yours."),
 }
-
-
-def _deployment(user, deployment_id):
-    if deployment_id is None:
-        return None
-    return get_object_or_404(Deployment.objects.owned_by(user), pk=deployment_id)
-
-
-def _snapshot(user, snapshot_id, deployment=None):
-    if snapshot_id is None:
-        return None
-    snapshots = DecisionSnapshot.objects.owned_by(user)
-    if deployment is not None:
-        snapshots = snapshots.filter(deployment=deployment)
-    return get_object_or_404(snapshots.only("id", "deployment_id", "owner_id"), pk=snapshot_id)
 
 
 class DocumentListCreateView(APIView):
@@ -98,7 +78,7 @@ class DocumentListCreateView(APIView):
         try:
             result = services.agent_document_upsert(
                 owner=request.user,
-                deployment=_deployment(request.user, values.get("deployment_id")),
+                deployment=selectors.deployment_ref(user=request.user, deployment_id=values.get("deployment_id")),
                 path=values["path"],
                 content=values["content"],
                 source=values["source"],
@@ -157,33 +137,7 @@ class SearchView(APIView):
         tags=["recall"],
     )
     def post(self, request):
-        data = SearchInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        return Response(search_answer(request.user, data.validated_data))
-
-
-def search_answer(user, values: dict) -> dict:
-    """The search endpoint's answer to validated input (also the MCP tool `recall_search`'s). It goes to an
-    agent: paths and snippets carry no invisible characters (the /recall/ page shows them marked)."""
-    deployment = _deployment(user, values.get("deployment_id"))
-    snapshot = _snapshot(user, values.get("snapshot_id"), deployment)
-    outcome = selectors.search(
-        user=user,
-        query=values["query"],
-        k=values["k"],
-        sources=values.get("sources"),
-        deployment_id=deployment.pk if deployment else None,
-        min_score=values.get("min_score"),
-        per_source_cap=values.get("per_source_cap"),
-        mmr_lambda=values.get("mmr_lambda"),
-        half_life_days=values.get("half_life_days"),
-        now=timezone.now(),
-        embedder=get_embedder(),
-    )
-    citations = strip_invisible_json(outcome.citations())
-    if snapshot is not None:
-        services.citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
-    return SearchOutput({"backend": outcome.backend, "results": citations}).data
+        return Response(services.search_answer(user=request.user, data=request.data))
 
 
 class HealthView(APIView):
@@ -227,13 +181,15 @@ class JournalView(APIView):
         data = JournalInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        deployment = _deployment(request.user, values["deployment_id"])
+        deployment = selectors.deployment_ref(user=request.user, deployment_id=values["deployment_id"])
         entry = services.journal_append(
             deployment=deployment,
             kind=values["kind"],
             content=values["content"],
             run_id=values["run_id"],
-            snapshot=_snapshot(request.user, values.get("snapshot_id"), deployment),
+            snapshot=selectors.snapshot_ref(
+                user=request.user, snapshot_id=values.get("snapshot_id"), deployment=deployment
+            ),
         )
         return Response(JournalOutput(entry).data, status=status.HTTP_201_CREATED)
 
@@ -273,6 +229,6 @@ class ProposalView(APIView):
             proposed_content=values["proposed_content"],
             reason=values["reason"],
             run_id=values["run_id"],
-            snapshot=_snapshot(request.user, values.get("snapshot_id")),
+            snapshot=selectors.snapshot_ref(user=request.user, snapshot_id=values.get("snapshot_id")),
         )
         return Response(ProposalOutput(proposal).data, status=status.HTTP_201_CREATED)

@@ -140,7 +140,7 @@ def chunk_markdown(text: str, *, min_tokens: int = MIN_TOKENS, max_tokens: int =
     if pending:
         spans.append(pending[:3])
 
-    chunks = []
+    chunks: list[Chunk] = []
     for start, end, trail in spans:
         heading = HEADING_SEPARATOR.join(trail)
         while tokens[start] == 0:
@@ -258,7 +258,7 @@ def _windows(
             return _BLOCK_BOUNDARY
         return _PLAIN_SPLIT
 
-    windows = []
+    windows: list[tuple[int, int]] = []
     start = section.start
     while True:
         while start < end and tokens[start] == 0:

@@ -15,7 +15,8 @@ from django.db import models
 from django.db.models import F, Q
 from pgvector.django import HnswIndex, VectorField
 
-from ledger.models import DecisionSnapshot, Deployment, OwnedModel, OwnedQuerySet, Skill, TradeHistory
+from access.models import OwnedModel, OwnedQuerySet
+from ledger.models import DecisionSnapshot, Deployment, Skill, TradeHistory
 
 EMBEDDING_DIMENSIONS = 384
 PATH_MAX = 500

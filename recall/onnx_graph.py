@@ -20,8 +20,10 @@ import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 # Bumped whenever the graph below changes; stored in the model's metadata so stale cached graphs are rebuilt.
 GRAPH_VERSION = "1"
@@ -113,17 +115,17 @@ def build_bert_graph(weights_path: Path, config_path: Path, *, include_pooling: 
     hidden = config.hidden_size
     heads = config.num_attention_heads
     head_size = hidden // heads
-    initializers: list = []
-    nodes: list = []
+    initializers: list[onnx.TensorProto] = []
+    nodes: list[onnx.NodeProto] = []
 
     def init(name: str, array: np.ndarray) -> str:
         initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
         return name
 
-    def const(name: str, values, dtype) -> str:
+    def const(name: str, values: object, dtype: npt.DTypeLike) -> str:
         return init(name, np.asarray(values, dtype=dtype))
 
-    def node(op: str, inputs: list[str], output: str, **attrs) -> str:
+    def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
         nodes.append(helper.make_node(op, inputs, [output], name=output, **attrs))
         return output
 
@@ -245,7 +247,8 @@ def build_bert_graph(weights_path: Path, config_path: Path, *, include_pooling: 
     pooling = "mean+l2" if include_pooling else "none"
     helper.set_model_props(model, {"recall_graph_version": GRAPH_VERSION, "pooling": pooling})
     onnx.checker.check_model(model)
-    return model.SerializeToString()
+    serialized: bytes = model.SerializeToString()
+    return serialized
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -1,21 +1,22 @@
 """Recall listens to the ledger: opened and closed trades get their situation rows (phase 3).
 
-Debounced per deployment: a key in Redis marks a sync as queued, the task clears it when it starts,
-so a burst of ticks opening and closing trades queues one sync (every trade still gets its row: the
-sync picks up everything missing), and the worker's queue stays free for materialization."""
+Debounced per deployment (memorysite.redis.enqueue_once): a sync is marked queued and the task clears
+the mark when it starts, so a burst of ticks opening and closing trades queues one sync (every trade
+still gets its row: the sync picks up everything missing), and the worker's queue stays free for
+materialization."""
 
 import logging
 
 from django.dispatch import receiver
 
 from ledger.signals import trades_closed, trades_opened
-from memorysite.redis import client
+from memorysite.redis import enqueue_once
 
 logger = logging.getLogger(__name__)
 
 SYNC_DELAY_S = 2
-QUEUED_KEY = "recall:situations-queued:{deployment_id}"
-QUEUED_TTL_S = 300  # a lost task message frees the key after this long
+SITUATIONS_QUEUED = "recall:situations"
+SITUATIONS_QUEUED_TTL_S = 300  # a lost task message frees the mark after this long
 
 
 @receiver(trades_opened, dispatch_uid="recall.situations_on_open")
@@ -26,7 +27,11 @@ def queue_situation_sync(sender, *, deployment_id: int, **kwargs) -> None:
     from recall.tasks import sync_situations
 
     try:
-        if client().set(QUEUED_KEY.format(deployment_id=deployment_id), 1, nx=True, ex=QUEUED_TTL_S):
-            sync_situations.apply_async(args=[deployment_id], countdown=SYNC_DELAY_S, retry=False)
+        enqueue_once(
+            SITUATIONS_QUEUED,
+            deployment_id,
+            ttl_s=SITUATIONS_QUEUED_TTL_S,
+            enqueue=lambda: sync_situations.apply_async(args=[deployment_id], countdown=SYNC_DELAY_S, retry=False),
+        )
     except Exception:
         logger.warning("recall situation sync for deployment %s not queued", deployment_id, exc_info=True)

@@ -7,7 +7,7 @@ Search runs two owner-scoped candidate queries and fuses them in Python (recall.
   ``FTS_CANDIDATE_CAP`` matching rows are ranked, so a common term cannot make a query rank half the
   table; a trader with at most ``FTS_ROW_SCAN_MAX`` readable chunks has its rows tested one by one,
   since through the GIN index a common term reads every owner's postings first (above it, the GIN
-  path runs in the SECURITY DEFINER function `recall_keyword_matches`, access/policies.py: row-level
+  path runs in the SECURITY DEFINER function `recall_keyword_matches`, recall/row_security.py: row-level
   security would otherwise keep the index from serving `@@`);
 - vector: cosine distance over pgvector. pgvector applies a WHERE filter *after* its HNSW scan, so a
   filtered HNSW query returns too few rows when the trader's rows are a small share of the table.
@@ -35,6 +35,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
+from ledger import selectors as ledger_selectors
 from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
 from recall.situations import SimilarSituation, render_similar_situations
@@ -61,7 +62,8 @@ class SearchScope:
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
         """WHERE clause: the trader's rows (all, or owner-level + one deployment's) and global rows."""
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[object] = []
         if self.owner_id is None:
             clauses.append(f"{alias}.owner_id IS NULL")
         elif self.deployment_id is None:
@@ -207,7 +209,7 @@ _KEYWORD = """
 _OWNER_ROWS = "(SELECT c.id, c.search_vector FROM recall_chunks c WHERE {scope} OFFSET 0)"
 
 
-# The GIN path goes through access/policies.py's SECURITY DEFINER function: under row-level security
+# The GIN path goes through recall/row_security.py's SECURITY DEFINER function: under row-level security
 # `@@` (not LEAKPROOF) cannot be an index condition, so the plain statement would test every row.
 _KEYWORD_GIN = """
     SELECT m.id, m.rank FROM recall_keyword_matches({or_tsquery}, %s, %s, %s, %s) AS m
@@ -415,6 +417,21 @@ def document_get(*, user, document_id: int) -> Document:
 
 def owned_document_get(*, user, document_id: int) -> Document:
     return get_object_or_404(Document.objects.owned_by(user), pk=document_id)
+
+
+def deployment_ref(*, user, deployment_id: int | None):
+    """The trader's deployment a request names (None when it names none; 404 when not theirs)."""
+    if deployment_id is None:
+        return None
+    return ledger_selectors.deployment_ref(user=user, deployment_id=deployment_id)
+
+
+def snapshot_ref(*, user, snapshot_id, deployment=None):
+    """The trader's decision snapshot a request names (of `deployment`, when given; None when it names
+    none; 404 when not theirs)."""
+    if snapshot_id is None:
+        return None
+    return ledger_selectors.snapshot_ref(user=user, snapshot_id=snapshot_id, deployment=deployment)
 
 
 def index_health(*, user) -> dict:

@@ -13,7 +13,7 @@ from recall.models import (
     JournalEntry,
     JournalKind,
 )
-from recall.services import clean_path
+from recall.paths import clean_path
 
 CITATION_SOURCES = ["fts", "vector", "hybrid"]
 CITATION_OWNERS = ["yours", "staff"]

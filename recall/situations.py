@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ledger.risk_state import estimate_tokens
-from memorysite.text import one_line
+from memorysite.text import estimate_tokens, one_line
 
 HEADER = "## Similar past situations"
 TOKEN_BUDGET = 500
@@ -35,7 +34,9 @@ class BarStats:
     volatility_pct: float
 
 
-def bar_stats(closes: Sequence[Decimal | float], highs: Sequence[Decimal | float], lows: Sequence[Decimal | float]):
+def bar_stats(
+    closes: Sequence[Decimal | float], highs: Sequence[Decimal | float], lows: Sequence[Decimal | float]
+) -> BarStats | None:
     """Statistics of the bar window the runner sent with the opening tick; None when it has fewer
     than 2 finite bars."""
     values = [float(c) for c in closes]
@@ -95,7 +96,7 @@ def render_similar_situations(
         if not situations:
             continue
         heading = f"Now: {one_line(label)[:SUMMARY_CHARS]}"
-        rows = []
+        rows: list[str] = []
         for situation in situations:
             stamp = situation.entry_tick_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M")
             row = (

@@ -7,11 +7,11 @@ from celery import shared_task
 from django.db import OperationalError, transaction
 
 from access import scope
-from memorysite.redis import client
+from memorysite.redis import queued_done
 from recall import services
 from recall.embeddings import background_embedder
 from recall.models import SyncedFolder
-from recall.receivers import QUEUED_KEY
+from recall.receivers import SITUATIONS_QUEUED
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def embed_pending() -> int:
 def sync_situations(deployment_id: int) -> int:
     """Situation rows for the deployment's new trades, outcomes for its closed ones. Clears the
     "queued" mark first, so trades opened or closed while it runs queue the next sync."""
-    client().delete(QUEUED_KEY.format(deployment_id=deployment_id))
+    queued_done(SITUATIONS_QUEUED, deployment_id)
     with transaction.atomic():  # row-level security scopes transactions: the queuing trader's
         created, attached = services.situations_sync(deployment_id=deployment_id, embedder=background_embedder())
     return created + attached

@@ -10,6 +10,7 @@ memorysite.browser.InvisibleTextMarkMiddleware, so text cannot hide or reorder w
 from __future__ import annotations
 
 import difflib
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -23,7 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from recall import selectors, services
 from recall.embeddings import embedder_available, get_embedder
 from recall.models import DocumentSource, EditProposal, ProposalStatus
@@ -100,7 +101,7 @@ def _search(request):
         "query_shown": query,
         "source": source,
         "deployment_id": deployment_id,
-        "source_choices": form.fields["source"].choices,
+        "source_choices": cast(forms.ChoiceField, form.fields["source"]).choices,
         "search_url": _search_url(query, source, deployment_id),
         "results": None,
         "backend": selectors.effective_backend(embedder_available=embedder_available()),
@@ -151,8 +152,7 @@ def recall_search(request):
     context, error = _search(request)
     if error is not None:
         return error
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         return push_url(render(request, "recall/_results.html", context), context["search_url"])
     return _home_page(request, context)
 

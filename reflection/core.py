@@ -18,7 +18,7 @@ own line for a slot with nothing to say.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
@@ -315,7 +315,7 @@ def _fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def render_slots(bullets_by_slot: dict[str, Sequence[str]]) -> str:
+def render_slots(bullets_by_slot: Mapping[str, Sequence[str]]) -> str:
     """Lessons text in the slot format from bullets per slot (missing or empty slot → EMPTY_SLOT)."""
     lines = []
     for slot in SLOTS:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Protocol
 
-import anthropic
 from django.conf import settings
 
 from reflection.core import (
@@ -58,13 +57,19 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int) -> Decimal | Non
 
 
 class AnthropicReflectionEngine:
+    # The SDK is imported when an engine is made, not with this module: importing it costs ~2 s, which
+    # every web server, worker and command would pay at start-up without ever reflecting.
     def __init__(self, *, api_key: str, model: str, http_client=None, max_retries: int = MAX_RETRIES):
+        import anthropic
+
         self.model = model
         self.client = anthropic.Anthropic(
             api_key=api_key, max_retries=max_retries, timeout=TIMEOUT_S, http_client=http_client
         )
 
     def reflect(self, inp: ReflectionInput) -> ReflectionResult:
+        import anthropic
+
         try:
             message = self.client.messages.create(
                 model=self.model,

@@ -10,7 +10,8 @@ from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact, LessThanOrEqual
 
-from ledger.models import Deployment, OwnedModel, Skill
+from access.models import OwnedModel
+from ledger.models import Deployment, Skill
 from reflection.core import LESSONS_MAX_CHARS
 
 

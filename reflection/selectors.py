@@ -29,6 +29,12 @@ def active_note(*, deployment: Deployment) -> ReflectionNote | None:
     )
 
 
+def active_skill_notes(*, skill: Skill) -> list[ReflectionNote]:
+    """The skill's active notes (per deployment, and skill-scoped ones), newest skill version first."""
+    notes = ReflectionNote.objects.filter(skill=skill, status=NoteStatus.ACTIVE)
+    return list(notes.order_by("-skill_version", "deployment_id"))
+
+
 def latest_reflection_note(*, deployment: Deployment) -> ReflectionNote | None:
     """The deployment's most recent note of any status: where the trigger counts from."""
     return ReflectionNote.objects.filter(deployment=deployment).order_by("-generated_at", "-id").first()

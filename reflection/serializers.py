@@ -1,5 +1,6 @@
 """Shapes of the reflection API: notes with the seed's fields, and the lessons A/B figures."""
 
+from django.contrib.auth.models import User
 from rest_framework import serializers
 
 from memorysite.api import INTEGER_COLUMN_MAX, StrictSerializer, bounded_int
@@ -10,7 +11,7 @@ class ReflectionNoteOutput(serializers.ModelSerializer):
     skill_id = serializers.IntegerField()
     deployment_id = serializers.IntegerField(allow_null=True, help_text="Null for a skill-scoped note.")
     revises_id = serializers.UUIDField(allow_null=True, help_text="The note this revision replaced, if any.")
-    author = serializers.SlugRelatedField(
+    author: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True, help_text="The staff member who wrote it, if any."
     )
 

@@ -52,7 +52,7 @@ and ``validate_reflection_output`` accepts the text unchanged.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 
@@ -176,7 +176,7 @@ def _sizing(trades: Sequence[ReflectionTrade]) -> list[str]:
             f" {smaller.win_pct} wins: {verdict}"
         )
     levered = [t for t in sized if t.entry_leverage is not None and t.entry_leverage > 0]
-    split = _median_split(levered, lambda t: t.entry_leverage)
+    split = _median_split(levered, lambda t: t.entry_leverage or _ZERO)  # levered: never None
     if split is not None:
         lower, higher = _Side(split[0]), _Side(split[1])
         if higher.per_100 <= 0 and lower.per_100 <= 0:
@@ -225,12 +225,13 @@ def _symbol_selection(trades: Sequence[ReflectionTrade]) -> list[str]:
 
 def _exit_timing(trades: Sequence[ReflectionTrade]) -> list[str]:
     bullets = []
-    winners = [t for t in trades if t.realized_pnl_usd > 0 and t.mfe_usd is not None and t.mfe_usd > 0]
+    # (trade, its MFE) pairs: the MFE known not None.
+    winners = [(t, t.mfe_usd) for t in trades if t.realized_pnl_usd > 0 and t.mfe_usd is not None and t.mfe_usd > 0]
     if len(winners) >= MIN_GROUP_TRADES:
         # Realized can only exceed the best mark seen through fill timing; such a trade kept it all.
-        ratios = [min(t.realized_pnl_usd / t.mfe_usd, Decimal(1)) for t in winners]
+        ratios = [min(t.realized_pnl_usd / mfe, Decimal(1)) for t, mfe in winners]
         median = _median(ratios)
-        gave_back = [t for t, ratio in zip(winners, ratios, strict=True) if ratio < GIVE_BACK_RATIO]
+        gave_back = [pair for pair, ratio in zip(winners, ratios, strict=True) if ratio < GIVE_BACK_RATIO]
         if median >= CAPTURE_HIGH:
             verdict = "exits bank most of the move seen at tick marks; no sign of leaving PnL on the table."
         elif median < CAPTURE_LOW:
@@ -239,7 +240,7 @@ def _exit_timing(trades: Sequence[ReflectionTrade]) -> list[str]:
             verdict = "decent capture; trail the stop once well up to keep more."
         given_back = ""
         if gave_back:
-            left = sum((t.mfe_usd - t.realized_pnl_usd for t in gave_back), _ZERO)
+            left = sum((mfe - t.realized_pnl_usd for t, mfe in gave_back), _ZERO)
             given_back = (
                 f"; {len(gave_back)} kept under {_pct(GIVE_BACK_RATIO)}, leaving {_dollars(left, _CENT)} on the table"
             )
@@ -247,16 +248,16 @@ def _exit_timing(trades: Sequence[ReflectionTrade]) -> list[str]:
             f"Winners kept a median {_pct(median)} of their peak profit (realized ÷ MFE, {len(winners)}"
             f" winners){given_back}: {verdict}"
         )
-    losers = [t for t in trades if t.realized_pnl_usd < 0 and t.mfe_usd is not None]
+    losers = [t.mfe_usd for t in trades if t.realized_pnl_usd < 0 and t.mfe_usd is not None]  # their MFEs
     if len(losers) >= MIN_GROUP_TRADES:
-        in_profit = [t for t in losers if _cents(t.mfe_usd) > 0]
+        in_profit = [mfe for mfe in losers if _cents(mfe) > 0]
         if not in_profit:
             bullets.append(
                 f"None of the {len(losers)} losers was ever in profit: they failed straight from entry, so fix"
                 " entries rather than exits."
             )
         else:
-            peak = sum((t.mfe_usd for t in in_profit), _ZERO) / len(in_profit)
+            peak = sum(in_profit, _ZERO) / len(in_profit)
             if len(in_profit) >= LOSERS_IN_PROFIT_SHARE * len(losers):
                 up = _dollars(peak, _CENT)
                 verdict = f"move the stop to breakeven once a trade is up about {up}."
@@ -325,7 +326,7 @@ def _groups(
     return [_Group(k, label(group[0]), tuple(group)) for k, group in sorted(members.items())]
 
 
-def _ranked(groups) -> list[_Group]:
+def _ranked(groups: Iterable[_Group]) -> list[_Group]:
     """Most trades first, then the largest realized PnL either way (a gain before an equal loss), then key."""
     return sorted(groups, key=lambda g: (-g.n, -abs(g.net_cents), -g.net_cents, g.key))
 
@@ -384,7 +385,7 @@ def _median(values: Sequence[Decimal]) -> Decimal:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def _canonical_key(trade: ReflectionTrade) -> tuple:
+def _canonical_key(trade: ReflectionTrade) -> tuple[object, ...]:
     """A total order on everything the text reads, earliest exit first, so input order never matters."""
     return (
         _naive_utc(trade.exit_tick_at),

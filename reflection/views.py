@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.shortcuts import render
 from django.urls import reverse
@@ -10,7 +12,7 @@ from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from reflection import selectors
 from reflection.selectors import TradeFigures
 
@@ -29,7 +31,10 @@ class LessonsFilterForm(forms.Form):
     def __init__(self, data, *, versions: list[int]):
         super().__init__(data)
         self.versions = versions
-        self.fields["version"].choices = [("", "all versions"), *((str(v), f"v{v}") for v in versions)]
+        cast(forms.ChoiceField, self.fields["version"]).choices = [
+            ("", "all versions"),
+            *((str(v), f"v{v}") for v in versions),
+        ]
 
     def error_message(self) -> str:
         choices = ", ".join(str(v) for v in self.versions) or "(none yet)"
@@ -101,8 +106,7 @@ def skill_lessons(request, skill_id: int):
         "no_lessons": no_lessons,
         "chart_data": {"revisions": [*(_chart_bar(row) for row in ab_rows), _chart_bar(no_lessons, "none")]},
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "reflection/_lessons_body.html", context)
         return push_url(response, _page_url(skill.pk, version))
     return render(request, "reflection/lessons.html", context)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from memorysite.api import APIView, Page, paginated
 from research import selectors, services
-from research.core import context_fingerprint
 from research.serializers import (
     ContextCheckInput,
     ContextCheckOutput,
@@ -49,14 +46,7 @@ class ExperimentCheckView(APIView):
         tags=TAGS,
     )
     def post(self, request):
-        context = _valid(ContextCheckInput, request.data)["context"]
-        try:
-            cleaned = services.cleaned_context(context)
-            duplicates = services.duplicates_of(owner=request.user, context=cleaned)
-        except DjangoValidationError as exc:
-            raise ValidationError(exc.message_dict) from exc
-        body = {"fingerprint": context_fingerprint(cleaned), "duplicates": duplicates}
-        return Response(ContextCheckOutput(body).data)
+        return Response(services.experiment_check_answer(user=request.user, data=request.data))
 
 
 class ExperimentListView(APIView):
@@ -87,41 +77,8 @@ class ExperimentListView(APIView):
         tags=TAGS,
     )
     def post(self, request):
-        answer, status_code = record_answer(request.user, _valid(ExperimentInput, request.data))
-        return Response(answer, status=status_code)
-
-
-def record_answer(user, data: dict) -> tuple[dict, int]:
-    """(body, status) of recording validated experiment input: 201, or 409 for a duplicate or a taken id;
-    other refusals raise ValidationError (also the MCP tool `record_experiment`'s)."""
-    try:
-        if "assessment_markdown" in data:
-            assessment = services.parsed_assessment(data["assessment_markdown"])
-        elif "assessment" in data:
-            assessment = services.assessment_from_fields(data["assessment"])
-        else:
-            assessment = None
-        recorded = services.experiment_record(
-            owner=user,
-            experiment_id=data["id"],
-            strategy_name=data["strategy_name"],
-            context=data["context"],
-            results=data["results"],
-            assessment=assessment,
-            timestamp=data.get("timestamp"),
-            source=data.get("source", ""),
-            tests_hypotheses=data["tests_hypotheses"],
-            allow_repeat=data["allow_repeat"],
-            repeat_reason=data.get("repeat_reason", ""),
-        )
-    except services.DuplicateExperiment as exc:
-        return {"detail": str(exc), "duplicates": exc.prior_ids}, status.HTTP_409_CONFLICT
-    except DjangoValidationError as exc:
-        errors = exc.message_dict
-        if errors.get("id") == [services.EXPERIMENT_EXISTS]:
-            return {"detail": f"id: {services.EXPERIMENT_EXISTS}"}, status.HTTP_409_CONFLICT
-        raise ValidationError(errors) from exc
-    return RecordedOutput(recorded).data, status.HTTP_201_CREATED
+        answer = services.experiment_record_answer(owner=request.user, data=request.data)
+        return Response(answer, status=status.HTTP_201_CREATED)
 
 
 class ExperimentDetailView(APIView):

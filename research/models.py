@@ -8,11 +8,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from ledger.models import OwnedModel
+from access.models import OwnedModel
+from research.assessment import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS
 
-VERDICTS = ("strong_signal", "weak_signal", "no_signal", "overfit")
-HYPOTHESIS_STATUSES = ("untested", "testing", "validated", "refuted", "inconclusive")
-REQUEST_STATUSES = ("pending", "approved", "implemented", "rejected")
 ID_MAX = 100
 
 

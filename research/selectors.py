@@ -5,10 +5,9 @@ from __future__ import annotations
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from research.core import MAX_OPEN_HYPOTHESES_SHOWN, ExperimentView, HypothesisView, render_research_context
-from research.models import CapabilityRequest, Experiment, Hypothesis
-
-OPEN_STATUSES = ("untested", "testing")
+from research.assessment import OPEN_STATUSES
+from research.models import CapabilityRequest, Experiment, Hypothesis, HypothesisTest
+from research.rendering import MAX_OPEN_HYPOTHESES_SHOWN, ExperimentView, HypothesisView, render_research_context
 
 
 def experiment_list(
@@ -42,6 +41,19 @@ def hypothesis_list(*, user, status: str | None = None) -> QuerySet[Hypothesis]:
 
 def hypothesis_get(*, user, hypothesis_id: str) -> Hypothesis:
     return get_object_or_404(Hypothesis.objects.owned_by(user), hypothesis_id=hypothesis_id)
+
+
+def tested_by_of(*, owner) -> dict[int, list[str]]:
+    """Hypothesis pk → the experiment ids that tested it, in the order the tests were added (the seed's
+    `tested_by`), for every hypothesis of the trader."""
+    tested_by: dict[int, list[str]] = {}
+    for hypothesis_pk, experiment_id in (
+        HypothesisTest.objects.filter(hypothesis__owner=owner)
+        .order_by("added_at", "id")
+        .values_list("hypothesis_id", "experiment__experiment_id")
+    ):
+        tested_by.setdefault(hypothesis_pk, []).append(experiment_id)
+    return tested_by
 
 
 def request_list(*, user, status: str | None = None) -> QuerySet[CapabilityRequest]:

@@ -12,8 +12,8 @@ from memorysite.api import (
     reject_nul_in_json,
     text,
 )
-from research.core import DEFAULT_HISTORY, MAX_HISTORY
 from research.models import HYPOTHESIS_STATUSES, REQUEST_STATUSES, VERDICTS, CapabilityRequest, Experiment, Hypothesis
+from research.rendering import DEFAULT_HISTORY, MAX_HISTORY
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 
@@ -110,8 +110,12 @@ class ExperimentOutput(serializers.ModelSerializer):
 
 class HypothesisOutput(serializers.ModelSerializer):
     id = serializers.CharField(source="hypothesis_id")
-    source_experiment = serializers.SlugRelatedField(slug_field="experiment_id", read_only=True, allow_null=True)
-    tested_by = serializers.SlugRelatedField(slug_field="experiment_id", many=True, read_only=True)
+    source_experiment: serializers.SlugRelatedField[Experiment] = serializers.SlugRelatedField(
+        slug_field="experiment_id", read_only=True, allow_null=True
+    )
+    tested_by: serializers.SlugRelatedField[Experiment] = serializers.SlugRelatedField(
+        slug_field="experiment_id", many=True, read_only=True
+    )
 
     class Meta:
         model = Hypothesis
@@ -120,7 +124,9 @@ class HypothesisOutput(serializers.ModelSerializer):
 
 class RequestOutput(serializers.ModelSerializer):
     id = serializers.CharField(source="request_id")
-    requested_by = serializers.SlugRelatedField(slug_field="experiment_id", read_only=True, allow_null=True)
+    requested_by: serializers.SlugRelatedField[Experiment] = serializers.SlugRelatedField(
+        slug_field="experiment_id", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = CapabilityRequest

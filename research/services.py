@@ -1,15 +1,16 @@
 """Writes of research memory: recording an experiment (with the hypotheses and capability requests
 its assessment generates, and the hypotheses it tests), hypothesis status, request reviews.
 
-Ids follow the seed (`H_001`, `req_001`): the next number per trader, assigned under a per-trader
-advisory lock so concurrent recordings never collide.
+Ids follow the seed (`H_001`, `req_001`, research.ids): the next number per trader, assigned under a
+per-trader advisory lock so concurrent recordings never collide. `experiment_create` is the one write of
+an experiment row (the API, MCP, admin and the YAML importer all come through it).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -18,17 +19,18 @@ from django.db.models import IntegerField, Max
 from django.db.models.functions import Cast, Substr
 from django.utils import timezone
 
-from research.core import (
+from memorysite.api import Conflict
+from research.assessment import (
     AssessmentError,
-    ContextError,
     ParsedAssessment,
     ParsedHypothesis,
-    clean_context,
-    context_fingerprint,
     hypothesis_status_after,
     parse_assessment,
 )
+from research.experiment_context import ContextError, clean_context, context_fingerprint, experiment_columns
+from research.ids import HYPOTHESIS_PREFIX, REQUEST_PREFIX, highest_number, numbered_id, numbered_id_pattern
 from research.models import CapabilityRequest, Experiment, Hypothesis, HypothesisTest
+from research.serializers import ContextCheckInput, ContextCheckOutput, ExperimentInput, RecordedOutput
 
 EXPERIMENT_EXISTS = "an experiment with this id is already recorded"
 NO_HYPOTHESIS = "no hypothesis {hypothesis_id} among yours"
@@ -106,6 +108,55 @@ def duplicates_of(*, owner, context: Mapping) -> list[Experiment]:
     return list(Experiment.objects.filter(owner=owner, context_fingerprint=fingerprint).order_by("timestamp", "id"))
 
 
+def experiment_check_answer(*, user, data) -> dict:
+    """POST /api/v1/research/experiments/check/'s answer to its request body, and the MCP tool
+    `check_experiment`'s: the context's fingerprint and the experiments already run with it."""
+    context = _validated(ContextCheckInput, data)["context"]
+    cleaned = cleaned_context(context)
+    duplicates = duplicates_of(owner=user, context=cleaned)
+    return ContextCheckOutput({"fingerprint": context_fingerprint(cleaned), "duplicates": duplicates}).data
+
+
+def experiment_record_answer(*, owner, data) -> dict:
+    """POST /api/v1/research/experiments/'s answer to its request body (a 201's), and the MCP tool
+    `record_experiment`'s. A duplicate context or a taken id is a Conflict (409) naming the prior ids;
+    other refusals raise ValidationError (400)."""
+    values = _validated(ExperimentInput, data)
+    if "assessment_markdown" in values:
+        assessment = parsed_assessment(values["assessment_markdown"])
+    elif "assessment" in values:
+        assessment = assessment_from_fields(values["assessment"])
+    else:
+        assessment = None
+    try:
+        recorded = experiment_record(
+            owner=owner,
+            experiment_id=values["id"],
+            strategy_name=values["strategy_name"],
+            context=values["context"],
+            results=values["results"],
+            assessment=assessment,
+            timestamp=values.get("timestamp"),
+            source=values.get("source", ""),
+            tests_hypotheses=values["tests_hypotheses"],
+            allow_repeat=values["allow_repeat"],
+            repeat_reason=values.get("repeat_reason", ""),
+        )
+    except DuplicateExperiment as exc:
+        raise Conflict({"detail": str(exc), "duplicates": exc.prior_ids}) from exc
+    except ValidationError as exc:
+        if hasattr(exc, "error_dict") and exc.message_dict.get("id") == [EXPERIMENT_EXISTS]:
+            raise Conflict({"detail": f"id: {EXPERIMENT_EXISTS}"}) from exc
+        raise
+    return RecordedOutput(recorded).data
+
+
+def _validated(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
 @transaction.atomic
 def experiment_record(
     *,
@@ -137,30 +188,28 @@ def experiment_record(
             raise ValidationError({"tests_hypotheses": [NO_HYPOTHESIS.format(hypothesis_id=hypothesis_id)]})
         tested.append(hypothesis)
     timestamp = timestamp or timezone.now()
-    experiment = Experiment.objects.create(
+    experiment = experiment_create(
         owner=owner,
         experiment_id=experiment_id,
         timestamp=timestamp,
         strategy_name=strategy_name,
         source=source,
         context=context,
-        results=dict(results),
+        results=results,
         verdict=assessment.verdict if assessment else None,
-        observations=list(assessment.observations) if assessment else [],
-        limitations=list(assessment.limitations) if assessment else [],
-        context_fingerprint=fingerprint,
-        indicators=[str(name).upper() for name in context.get("indicators", [])],
-        timeframe=str(context.get("timeframe") or ""),
-        symbol=str(context.get("symbol") or ""),
+        observations=assessment.observations if assessment else (),
+        limitations=assessment.limitations if assessment else (),
         repeat_reason=repeat_reason,
     )
     recorded = Recorded(experiment)
     if assessment is not None:
+        hypothesis_ids = new_hypothesis_ids(owner=owner)
+        request_ids = new_request_ids(owner=owner)
         for parsed in assessment.hypotheses:
             recorded.hypotheses_created.append(
                 Hypothesis.objects.create(
                     owner=owner,
-                    hypothesis_id=_next_id(owner, Hypothesis, "hypothesis_id", "H_"),
+                    hypothesis_id=next(hypothesis_ids),
                     text=parsed.text,
                     source_experiment=experiment,
                     status=parsed.status,
@@ -171,7 +220,7 @@ def experiment_record(
             recorded.requests_created.append(
                 CapabilityRequest.objects.create(
                     owner=owner,
-                    request_id=_next_id(owner, CapabilityRequest, "request_id", "req_"),
+                    request_id=next(request_ids),
                     capability=capability,
                     requested_by=experiment,
                     requested=timestamp.date(),
@@ -192,12 +241,56 @@ def lock_owner(owner) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext('research'), %s)", [owner.pk])
 
 
-def _next_id(owner, model, field_name: str, prefix: str) -> str:
-    """The next `<prefix>NNN` id of the trader: one aggregate over the ids of that shape."""
-    highest = model.objects.filter(
-        owner=owner, **{f"{field_name}__regex": rf"^{re.escape(prefix)}[0-9]{{1,9}}$"}
-    ).aggregate(highest=Max(Cast(Substr(field_name, len(prefix) + 1), IntegerField())))["highest"]
-    return f"{prefix}{(highest or 0) + 1:03d}"
+def experiment_create(
+    *,
+    owner,
+    experiment_id: str,
+    timestamp: dt.datetime,
+    strategy_name: str,
+    context: Mapping,
+    results: Mapping,
+    verdict: str | None,
+    observations: Sequence[str],
+    limitations: Sequence[str],
+    source: str = "",
+    repeat_reason: str = "",
+) -> Experiment:
+    """The one write of an experiment row: the context cleaned, with its fingerprint and filter columns
+    (research.experiment_context.experiment_columns). The callers check ids and duplicates first."""
+    columns = experiment_columns(cleaned_context(context))
+    return Experiment.objects.create(
+        owner=owner,
+        experiment_id=experiment_id,
+        timestamp=timestamp,
+        strategy_name=strategy_name,
+        source=source,
+        results=dict(results),
+        verdict=verdict,
+        observations=list(observations),
+        limitations=list(limitations),
+        repeat_reason=repeat_reason,
+        **columns,
+    )
+
+
+def new_hypothesis_ids(*, owner, reserved: Iterable[str] = ()) -> Iterator[str]:
+    """The trader's next `H_###` ids, in order: above every stored one and every id in `reserved` (ids
+    about to be written, such as an import's registry). Call under lock_owner."""
+    return _new_ids(owner, Hypothesis, "hypothesis_id", HYPOTHESIS_PREFIX, reserved)
+
+
+def new_request_ids(*, owner, reserved: Iterable[str] = ()) -> Iterator[str]:
+    """The trader's next `req_###` ids, as new_hypothesis_ids."""
+    return _new_ids(owner, CapabilityRequest, "request_id", REQUEST_PREFIX, reserved)
+
+
+def _new_ids(owner, model, field_name: str, prefix: str, reserved: Iterable[str]) -> Iterator[str]:
+    """Lazy: the one aggregate runs when the first id is taken."""
+    stored = model.objects.filter(owner=owner, **{f"{field_name}__regex": numbered_id_pattern(prefix)}).aggregate(
+        highest=Max(Cast(Substr(field_name, len(prefix) + 1), IntegerField()))
+    )["highest"]
+    for number in itertools.count(max(stored or 0, highest_number(prefix, reserved)) + 1):
+        yield numbered_id(prefix, number)
 
 
 @transaction.atomic

@@ -3,6 +3,7 @@ assessment), the hypothesis board and the capability requests. Pages read throug
 
 from __future__ import annotations
 
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -12,10 +13,10 @@ from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from research import selectors
-from research.core import format_context_line, format_results_line
 from research.models import HYPOTHESIS_STATUSES, VERDICTS
+from research.rendering import format_context_line, format_results_line
 
 RESEARCH_PAGE_SIZE = 50
 FILTERS = ("indicator", "timeframe", "symbol", "verdict")
@@ -54,7 +55,10 @@ class ExperimentFilterForm(forms.Form):
             "verdict": list(VERDICTS),
         }
         for name, options in values.items():
-            self.fields[name].choices = [("", f"all {name}s"), *((value, value) for value in options)]
+            cast(forms.ChoiceField, self.fields[name]).choices = [
+                ("", f"all {name}s"),
+                *((value, value) for value in options),
+            ]
         self.values = values
 
     def error_message(self) -> str:
@@ -108,7 +112,8 @@ def research_home(request):
     context = {
         "filtered": any(filters.values()),
         "filter_fields": [
-            {"name": name, "choices": form.fields[name].choices, "selected": filters[name]} for name in FILTERS
+            {"name": name, "choices": cast(forms.ChoiceField, form.fields[name]).choices, "selected": filters[name]}
+            for name in FILTERS
         ],
         "choices": choices,
         "page": page,
@@ -116,8 +121,7 @@ def research_home(request):
         "newer_url": _page_url(filters, page.previous_page_number()) if page.has_previous() else None,
         "older_url": _page_url(filters, page.next_page_number()) if page.has_next() else None,
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "research/_experiments.html", context)
         return push_url(response, _page_url(filters, page.number))
 

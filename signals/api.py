@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
 from memorysite.api import APIView, Page, paginated
 from signals import selectors, services
-from signals.memory import agent_prompt_block, format_memory_context
 from signals.serializers import (
     EvolutionEventOutput,
     EvolutionQuery,
@@ -63,34 +61,9 @@ class MarketMemoryView(APIView):
         tags=["signals"],
     )
     def get(self, request, market_id: int):
-        market = selectors.market_get(user=request.user, market_id=market_id)
-        query = MemoryQuery(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return Response(memory_answer(market, query.validated_data))
-
-
-def memory_answer(market, options: dict) -> dict:
-    """The memory endpoint's answer for a market and validated options (also the MCP tool
-    `get_analyst_memory`'s)."""
-    outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
-    now = timezone.now()
-    agents = {}
-    for name, memory in outcome.memories.items():
-        formatted = format_memory_context(
-            memory,
-            now=now,
-            max_length=options["max_length"],
-            include_metadata=options["include_metadata"],
-            date_format=options["date_format"],
+        return Response(
+            services.market_memory_answer(user=request.user, market_id=market_id, query=request.query_params.dict())
         )
-        agents[name] = {
-            "signals": memory.historical_signals,
-            "text": formatted.text,
-            "prompt": agent_prompt_block(formatted),
-            "signal_count": formatted.signal_count,
-            "truncated": formatted.truncated,
-        }
-    return MemoryOutput({"agents": agents, "degraded": not outcome.success}).data
 
 
 class MarketEvolutionView(APIView):

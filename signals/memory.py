@@ -94,6 +94,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
+from typing import Any
 
 from memorysite.text import UNSAFE_CATEGORIES, one_line
 
@@ -200,7 +201,7 @@ class EvolutionEvent:
 # -- validation (Property 9) -----------------------------------------------------------------------
 
 
-def signal_from_row(row: Mapping) -> HistoricalSignal | None:
+def signal_from_row(row: Mapping[str, Any]) -> HistoricalSignal | None:
     """A stored row as a HistoricalSignal, or None when it fails validation (never raises)."""
     if not isinstance(row, Mapping):
         return None
@@ -277,7 +278,7 @@ def _drivers(value: object) -> tuple[str, ...] | None:
     return tuple(value)
 
 
-def _metadata(value: object) -> dict | None:
+def _metadata(value: object) -> dict[str, Any] | None:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -368,9 +369,9 @@ def format_percentage(value: Decimal) -> str:
 
 def _percent(value: Decimal) -> Decimal:
     value = _decimal(value)
-    if not value.is_finite():
-        raise ValueError(f"not a finite number: {value}")
     sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int):  # "n", "N" or "F": not finite
+        raise ValueError(f"not a finite number: {value}")
     hundredfold = Decimal((sign, digits, exponent + 2))  # exact: no context rounding before the one below
     with localcontext(_ARITHMETIC):
         rounded = hundredfold.quantize(_TENTH, rounding=ROUND_HALF_UP)
@@ -420,7 +421,7 @@ def _as_utc(moment: dt.datetime) -> dt.datetime:
     return moment.astimezone(dt.UTC)
 
 
-def metadata_json(metadata: Mapping) -> str:
+def metadata_json(metadata: Mapping[str, Any]) -> str:
     """JSON.stringify(metadata, null, 2), every unsafe character but the indentation's line breaks
     escaped as ``\\uXXXX`` (json.dumps leaves DEL, C1 controls, U+2028/2029 and bidi marks raw)."""
     try:

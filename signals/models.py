@@ -10,7 +10,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
-from ledger.models import OwnedModel
+from access.models import OwnedModel
 
 DIRECTIONS = ("YES", "NO", "NEUTRAL")
 AGENT_NAME_MAX = 100

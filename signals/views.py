@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import Decimal
+from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -16,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from memorysite.pages import bad_request, trader_required
+from memorysite.pages import bad_request, trader_required, wants_partial
 from signals import selectors, services
 from signals.memory import DEFAULT_LIMIT, format_memory_context
 from signals.models import AgentSignal, SignalEvolutionEvent
@@ -54,7 +55,7 @@ class AgentFilterForm(forms.Form):
     def __init__(self, data, *, agents: list[str]):
         super().__init__(data)
         self.agents = agents
-        self.fields["agent"].choices = [("", "all agents"), *((name, name) for name in agents)]
+        cast(forms.ChoiceField, self.fields["agent"]).choices = [("", "all agents"), *((name, name) for name in agents)]
 
     def error_message(self) -> str:
         choices = ", ".join(self.agents) or "(none yet)"
@@ -146,8 +147,7 @@ def market_detail(request, market_id: int):
             entry["name"]: [_chart_point(row["signal"], row["events"]) for row in entry["rows"]] for entry in agents
         },
     }
-    # A history-restore request (back button, cache miss) replaces the whole body: it needs the page.
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         response = render(request, "signals/_market_body.html", context)
         return push_url(response, _page_url(market.pk, agent))
     return render(request, "signals/market.html", context)

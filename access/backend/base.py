@@ -14,7 +14,7 @@ from access import scope
 
 class DatabaseWrapper(base.DatabaseWrapper):
     def _set_autocommit(self, autocommit):
-        super()._set_autocommit(autocommit)
+        super()._set_autocommit(autocommit)  # type: ignore[misc]  # private: not in django-stubs
         if not autocommit:
             current = scope.current()
             if current != scope.NONE:

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import ledger.models
+import memorysite.validators
 
 
 class Migration(migrations.Migration):
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             name="AccountToken",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("name", models.CharField(max_length=100, validators=[ledger.models.validate_one_line_name])),
+                ("name", models.CharField(max_length=100, validators=[memorysite.validators.validate_one_line_name])),
                 (
                     "key_prefix",
                     models.CharField(help_text="The key's first 8 characters, to tell tokens apart.", max_length=8),

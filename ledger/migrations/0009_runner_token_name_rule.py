@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-import ledger.models
+import memorysite.validators
 
 
 class Migration(migrations.Migration):
@@ -14,6 +14,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="runnertoken",
             name="name",
-            field=models.CharField(max_length=100, validators=[ledger.models.validate_one_line_name]),
+            field=models.CharField(max_length=100, validators=[memorysite.validators.validate_one_line_name]),
         ),
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from dataclasses import replace
 from decimal import Decimal, localcontext
 
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentcontext import formatting
 from agentcontext.formatting import (
     LAST_DECISION_TOKEN_CEILING,
     OPEN_POSITIONS_MAX_ROWS,
@@ -23,7 +23,6 @@ from agentcontext.formatting import (
     MemoryContext,
     assemble_context,
     clamp_recent_trades_k,
-    estimate_tokens,
     format_price,
     format_usd,
     memory_block_token_ceiling,
@@ -34,6 +33,7 @@ from agentcontext.formatting import (
 )
 from ledger import risk_state
 from ledger.domain import ClosedTrade, OpenTrade, ProposedAction, Tick
+from memorysite.text import estimate_tokens, is_unsafe
 
 UTC = dt.UTC
 D = Decimal
@@ -398,6 +398,15 @@ def test_it_sanitizes_and_cuts_reasons():
     assert len(quoted) == REASON_MAX_CHARS + 2
 
 
+def test_it_replaces_private_use_and_invisible_characters_as_the_one_prompt_text_rule_does():
+    # memorysite.text's rule (docs/architecture.md, "One prompt-text rule"): private-use, tag and variation
+    # selector supplement characters become one space each, as control and format characters always did.
+    reason = "buy\ue000now\U000f0000x\U000e0041y\U000e0100z\u200bw"
+    row = render_recent_trades([closed(entry_reason=reason, symbol="BT\ue000C")], k=1).splitlines()[1]
+    assert row.endswith(' "buy now x y z w"')
+    assert " BT C long " in row
+
+
 def test_it_keeps_a_reason_of_exactly_the_maximum_length():
     reason = "y" * REASON_MAX_CHARS
     row = render_recent_trades([closed(entry_reason=reason)], k=1).splitlines()[1]
@@ -526,7 +535,7 @@ def test_it_is_empty_when_every_section_is_suppressed():
 
 
 def test_it_estimates_tokens_as_a_quarter_of_the_characters_rounded_up():
-    assert estimate_tokens is risk_state.estimate_tokens
+    assert formatting.estimate_tokens is risk_state.estimate_tokens is estimate_tokens  # one estimate for all
     assert [estimate_tokens(t) for t in (None, "", "a", "abcd", "abcde")] == [0, 0, 1, 1, 2]
 
 
@@ -703,7 +712,7 @@ def body_lines(section: str | None) -> list[str]:
 def assert_clean_rows(section: str | None) -> None:
     for line in body_lines(section):
         assert line.startswith("- ")
-        assert not any(unicodedata.category(ch) in {"Cc", "Zl", "Zp"} for ch in line)
+        assert not any(is_unsafe(ch) for ch in line)
 
 
 PROPERTY_SETTINGS = settings(

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from agentcontext.formatting import SECTION_KEYS, MemoryContext, assemble_context, estimate_tokens
+from agentcontext.formatting import SECTION_KEYS, MemoryContext, assemble_context
 from agentcontext.preview import (
     MEMORY_TOKEN_BUDGET,
     PLACEHOLDER_LESSONS,
@@ -19,6 +19,7 @@ from agentcontext.preview import (
     with_placeholder_lessons,
 )
 from agentcontext.prompt import LESSONS_HEADING, compose_system_prompt, compose_system_prompt_segments
+from memorysite.text import estimate_tokens
 
 LESSONS = "### Entry timing\n- BTC breakouts won 2/2 (+$15 total)"
 

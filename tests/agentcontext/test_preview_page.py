@@ -385,7 +385,7 @@ class TestHtmx:
         assert 'hx-target="#preview-body"' in form
         assert 'hx-trigger="change, submit"' in form
         assert '<div id="preview-body"' in content
-        assert 'id="preview-body" class="preview-body" data-swap-400' in content  # the 400 message is swapped in too
+        assert '"code": "400", "swap": true' in content  # base.html's one rule: the 400 message is swapped in too
 
     @pytest.mark.parametrize(
         ("query", "pushed"),

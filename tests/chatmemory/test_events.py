@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from chatmemory.events import upcoming_events
 from chatmemory.models import Bar, MarketEvent
-from chatmemory.tools import ToolInputError, call_tool
+from chatmemory.tool_errors import ToolInputError
+from chatmemory.tools import call_tool
 from ledger.models import TradeHistory, TradeStatus
 from tests.factories import DeploymentFactory
 

@@ -15,7 +15,7 @@ from chatmemory import services
 from chatmemory.chat import chat_system
 from chatmemory.facts import BIDI_CHARACTERS, CONTROL_CHARACTERS, FACT_TOO_LONG, FACT_TOO_SHORT, TOPIC_CHARACTERS
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource, UserFact
-from ledger.risk_state import estimate_tokens
+from memorysite.text import estimate_tokens
 
 HTMX = {"HX-Request": "true"}
 FACTS_URL = "/profile/facts/"

@@ -6,7 +6,8 @@ import math
 import pytest
 
 from chatmemory.models import UserFact
-from chatmemory.tools import MAX_TOOLS, TOOLS, ToolInputError, ToolNotFound, call_tool, tool_definitions
+from chatmemory.tool_errors import ToolInputError, ToolNotFound
+from chatmemory.tools import MAX_TOOLS, TOOLS, call_tool, tool_definitions
 from reflection import services as reflection_services
 from tests.factories import DeploymentFactory, UserFactory
 from tests.openapi import assert_matches_schema

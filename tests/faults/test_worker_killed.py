@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from ledger import services as ledger_services
 from ledger.models import DecisionSnapshot, Deployment, TradeDailyPnl, TradeHistory
 from ledger.services import MATERIALIZE_BATCH
-from memorysite.redis import client as redis_client
+from memorysite.redis import queued_done
 from reflection import services as reflection_services
 from reflection.models import NoteStatus, ReflectionNote
 from reflection.statistical import StatisticalReflectionEngine
@@ -202,7 +202,7 @@ def test_a_worker_killed_mid_reflection_leaves_exactly_one_new_note(owner, owner
     prior = reflection_services.reflection_run(deployment_id=deployment.pk, engine=StatisticalReflectionEngine())
     assert prior is not None
     purge()  # the tasks those ticks queued: done in-process already
-    redis_client().delete(ledger_services._pending_key(deployment.pk))  # so the next ticks queue a task again
+    queued_done(ledger_services.MATERIALIZE_QUEUED, deployment.pk)  # so the next ticks queue a task again
 
     answer = text_message(LESSONS, model="claude-haiku-4-5-20251001", input_tokens=900, output_tokens=120)
     logs = [tmp_path / "a.log", tmp_path / "b.log"]

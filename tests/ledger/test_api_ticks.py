@@ -191,6 +191,21 @@ class TestFills:
         assert_matches_schema(response)
         assert response.json()["fees_usd"] == "1.75000000"
 
+    def test_it_stores_the_latest_fill_time_and_returns_it(self, owner_api, deployment):
+        post_tick(owner_api, deployment, tick_body(0, [btc()], **BUY))
+        url = f"/api/v1/deployments/{deployment.pk}/fills/"
+        (trade,) = owner_api.get(f"/api/v1/deployments/{deployment.pk}/trades/").json()
+        assert trade["last_filled_at"] is None  # no fill yet
+        for minutes in (2, 5, 3):  # the fill at minute 3 arrives late: the latest time stays
+            response = owner_api.post(url, {"symbol": "BTC", "fees_usd": 1, "filled_at": at(minutes)}, format="json")
+            assert response.status_code == 200, response.json()
+            assert_matches_schema(response)
+        assert response.json()["last_filled_at"] == "2026-06-04T10:05:00Z"
+        stored = TradeHistory.objects.get(deployment=deployment, symbol="BTC")
+        assert stored.last_filled_at == dt.datetime(2026, 6, 4, 10, 5, tzinfo=dt.UTC)
+        (trade,) = owner_api.get(f"/api/v1/deployments/{deployment.pk}/trades/").json()
+        assert trade["last_filled_at"] == "2026-06-04T10:05:00Z"
+
     def test_it_names_a_symbol_with_no_open_trade(self, owner_api, deployment):
         url = f"/api/v1/deployments/{deployment.pk}/fills/"
         response = owner_api.post(url, {"symbol": "ETH", "fees_usd": 1, "filled_at": at(0)}, format="json")

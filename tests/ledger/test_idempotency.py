@@ -9,8 +9,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from access.models import IdempotencyKey
 from ledger import services
-from ledger.models import DecisionSnapshot, IdempotencyKey, RunnerToken, Skill
+from ledger.models import DecisionSnapshot, RunnerToken, Skill
 from memorysite.idempotency import DIFFERENT_REQUEST, HEADER, IN_PROGRESS, KEY_RULE, IdempotentViewMixin
 from tests.factories import DeploymentFactory, UserFactory, account_key
 from tests.openapi import assert_matches_schema, openapi_schema

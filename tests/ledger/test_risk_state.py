@@ -22,11 +22,11 @@ from ledger.risk_state import (
     EngineOutcome,
     RiskState,
     aggregate_risk_state,
-    estimate_tokens,
     is_empty,
     render_recent_activity,
     risk_window_start,
 )
+from memorysite.text import estimate_tokens
 
 UTC = dt.UTC
 NOW = dt.datetime(2026, 6, 4, 14, 0, tzinfo=UTC)

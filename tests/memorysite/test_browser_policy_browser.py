@@ -68,7 +68,7 @@ def test_it_runs_every_page_without_a_policy_violation_and_htmx_still_swaps(page
     sync_api.expect(page.locator("#citations")).to_contain_text("notes/strategy.md")
     assert page.evaluate("window.notReloaded") is True
 
-    # The preview swaps a 400 naming the bad parameter in (static/js/htmx-errors.js, formerly an hx-on handler).
+    # The preview swaps a 400 naming the bad parameter in (base.html's responseHandling, no handler of ours).
     visit(page, reverse("deployment-preview", args=[deployment_id]))
     page.wait_for_function("() => window.htmx !== undefined")
     page.evaluate("window.notReloaded = true")

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.models import TradeHistory
-from ledger.risk_state import estimate_tokens
+from memorysite.text import estimate_tokens
 from recall import selectors, services
 from recall.embeddings import get_embedder
 from recall.models import TradeSituation

@@ -1,5 +1,6 @@
-"""Research memory's pure core: context rules and fingerprint, the assessment parser, the hypothesis
-lifecycle and the prompt blocks, byte for byte against research-memory.md's examples."""
+"""Research memory's pure modules (research/experiment_context.py, assessment.py, rendering.py): context
+rules and fingerprint, the assessment parser, the hypothesis lifecycle and the prompt blocks, byte for byte
+against research-memory.md's examples."""
 
 from __future__ import annotations
 
@@ -14,33 +15,32 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.risk_state import estimate_tokens
-from research.core import (
-    COMPOSITIONS,
+from memorysite.text import estimate_tokens
+from research.assessment import (
+    HYPOTHESIS_STATUSES,
+    REQUEST_STATUSES,
+    VERDICTS,
+    AssessmentError,
+    ParsedAssessment,
+    ParsedHypothesis,
+    hypothesis_status_after,
+    parse_assessment,
+)
+from research.experiment_context import COMPOSITIONS, ContextError, clean_context, context_fingerprint
+from research.rendering import (
     DEFAULT_HISTORY,
     FIELD_MAX_CHARS,
-    HYPOTHESIS_STATUSES,
     MAX_HISTORY,
     MAX_HYPOTHESES_SHOWN,
     MAX_OBSERVATIONS_SHOWN,
     MAX_OPEN_HYPOTHESES_SHOWN,
-    REQUEST_STATUSES,
     RESEARCH_CONTEXT_TOKEN_CEILING,
-    VERDICTS,
-    AssessmentError,
-    ContextError,
     ExperimentView,
     HypothesisView,
-    ParsedAssessment,
-    ParsedHypothesis,
-    clean_context,
-    context_fingerprint,
     format_context_line,
     format_experiment_history,
     format_open_hypotheses,
     format_results_line,
-    hypothesis_status_after,
-    parse_assessment,
     render_research_context,
 )
 

@@ -1,5 +1,6 @@
-"""research/yaml_io.py and manage.py import_research / export_research: the seed's YAML layout in and
-out of the database, validated first, all or nothing, idempotent, byte-stable, per owner."""
+"""research/yaml_shapes.py, yaml_import.py and yaml_export.py, and manage.py import_research /
+export_research: the seed's YAML layout in and out of the database, validated first, all or nothing,
+idempotent, byte-stable, per owner."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from research import services
-from research.core import context_fingerprint
+from research.experiment_context import context_fingerprint
 from research.models import CapabilityRequest, Experiment, Hypothesis, HypothesisTest
-from research.yaml_io import ResearchFilesInvalid, export_research, import_research, render_research
+from research.yaml_export import export_research, render_research
+from research.yaml_import import import_research
+from research.yaml_shapes import ResearchFilesInvalid
 from tests.factories import UserFactory
 
 BOOTSTRAP = Path(__file__).resolve().parents[2] / "research" / "bootstrap"
@@ -250,6 +253,51 @@ def test_it_links_assessment_hypotheses_to_earlier_imports_instead_of_duplicatin
     assert second.created == 0
     assert second.hypotheses_unchanged == 10
     assert counts(owner) == (5, 10, 2, 1)
+
+
+def test_an_imported_experiment_is_the_row_the_service_writes(owner, other, tmp_path):
+    """One write path: the importer goes through services.experiment_create, so the same record imported
+    and recorded through the API's service stores the same columns (fingerprint and filter columns too)."""
+    context = {"indicators": ["rsi", " Di "], "timeframe": " 4h ", "symbol": "eurusd", "zigzag_threshold": 0.0150}
+    timestamp = dt.datetime(2026, 1, 2, 3, 4, tzinfo=dt.UTC)
+    services.experiment_record(
+        owner=other, experiment_id="exp_same", strategy_name="s", context=context, results={"win_rate": 0.5},
+        assessment=services.assessment_from_fields({"verdict": "weak_signal", "observations": ["o"]}),
+        timestamp=timestamp,
+    )  # fmt: skip
+    directory = tmp_path / "set"
+    export_research(other, directory)
+    import_research(owner, directory)
+    columns = ("context", "context_fingerprint", "indicators", "timeframe", "symbol", "results", "verdict")
+    imported = Experiment.objects.filter(owner=owner).values(*columns).get()
+    recorded = Experiment.objects.filter(owner=other).values(*columns).get()
+    assert imported == recorded
+    assert (imported["indicators"], imported["timeframe"], imported["symbol"]) == (["RSI", "DI"], "4h", "EURUSD")
+
+
+def test_the_importer_numbers_new_ids_by_the_services_rule(owner, bootstrap_copy):
+    """Registry ids outside the numbered shape (H_x, eleven digits) do not count, for the importer as for
+    experiment_record: the next hypothesis after H_7 is H_008 either way."""
+    edit(
+        bootstrap_copy / "hypotheses.yaml",
+        lambda d: d.update(
+            hypotheses=[
+                {**d["hypotheses"][0], "id": "H_7"},
+                {**d["hypotheses"][1], "id": "H_12345678901"},
+                {**d["hypotheses"][2], "id": "H_x"},
+            ]
+        ),
+    )
+    import_research(owner, bootstrap_copy)
+    ids = set(Hypothesis.objects.filter(owner=owner).values_list("hypothesis_id", flat=True))
+    assert {"H_7", "H_12345678901", "H_x", "H_008"} <= ids
+    assert not {"H_001", "H_12345678902"} & ids
+    recorded = services.experiment_record(
+        owner=owner, experiment_id="exp_after", strategy_name="s", context={"indicators": ["VWAP"]}, results={},
+        assessment=services.assessment_from_fields({"verdict": "no_signal", "hypotheses": [{"text": "next"}]}),
+    )  # fmt: skip
+    highest = max(int(i[2:]) for i in ids if i[2:].isdigit() and len(i) < 12)
+    assert recorded.hypotheses_created[0].hypothesis_id == f"H_{highest + 1:03d}"
 
 
 def test_it_refuses_an_id_stored_with_different_content_and_writes_nothing(owner, bootstrap_copy):

@@ -12,7 +12,11 @@ import os
 
 import anyio
 from django.core.management.base import BaseCommand, CommandError
+from mcp.server.stdio import stdio_server
 from rest_framework import exceptions
+
+from mcpserver.auth import authenticate_token
+from mcpserver.server import principal_var, server
 
 TOKEN_ENV = "MEMORY_MCP_TOKEN"  # noqa: S105 (a variable name, not a secret)
 
@@ -24,8 +28,6 @@ class Command(BaseCommand):
         parser.add_argument("--token", help=f"account token or runner token (rt_…); default: ${TOKEN_ENV}")
 
     def handle(self, *args, **options):
-        from mcpserver.auth import authenticate_token
-
         token = options.get("token") or os.environ.get(TOKEN_ENV, "")
         if not token:
             raise CommandError(f"token: pass --token or set {TOKEN_ENV}")
@@ -37,10 +39,6 @@ class Command(BaseCommand):
 
 
 async def serve_stdio(principal) -> None:
-    from mcp.server.stdio import stdio_server
-
-    from mcpserver.server import principal_var, server
-
     principal_var.set(principal)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

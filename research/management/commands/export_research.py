@@ -5,7 +5,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from memorysite.commands import MaintenanceCommand, progress_bar, user_named
-from research.yaml_io import ResearchFilesInvalid, export_research
+from research.yaml_export import export_research
+from research.yaml_shapes import ResearchFilesInvalid
 
 
 class Command(MaintenanceCommand):
