@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from agentcontext.selectors import context_answer
+from agentcontext.answers import context_answer
 from ledger import selectors as ledger_selectors
 from memorysite.api import APIView
 

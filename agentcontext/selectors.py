@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 from agentcontext.formatting import MemoryContext, render_context
-from agentcontext.prompt import SystemPromptSegments, compose_system_prompt, compose_system_prompt_segments
+from agentcontext.prompt import SystemPromptSegments, compose_system_prompt_segments
 from ledger import selectors as ledger_selectors
-from ledger import services as ledger_services
 from ledger.models import Deployment
 from recall import selectors as recall_selectors
 from reflection import selectors as reflection_selectors
 
 SIMILAR_SITUATIONS_KEY = "similar_situations"
-
-
-def context_answer(*, deployment: Deployment) -> dict:
-    """GET /api/v1/deployments/{id}/context/'s body, and the MCP tool `get_trading_context`'s (and its
-    resource's text): the ticks not yet materialized are applied first, so the block is current."""
-    ledger_services.materialize_if_behind(deployment)
-    context = deployment_memory_context(deployment=deployment)
-    segments = deployment_system_prompt(deployment=deployment)
-    return {
-        "text": context.text,
-        "sections": context.sections,
-        "token_estimate": context.token_estimate,
-        "system_prompt": {"segments": segments.as_dict(), "text": compose_system_prompt(segments)},
-    }
 
 
 def deployment_memory_context(*, deployment: Deployment) -> MemoryContext:

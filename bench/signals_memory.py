@@ -25,7 +25,7 @@ interleaved (order swapped every round); SMALL then also shows what the 1M rows 
 trader cost it.
 
   (a) what GET .../memory/ does after authentication, in process, by the product's own call
-      (signals.services.market_memory_answer: market_get, the query validated, the retrieval,
+      (signals.answers.market_memory_answer: market_get, the query validated, the retrieval,
       SET LOCAL statement_timeout + one LATERAL statement in a transaction, then the audit
       INSERT, and each agent's memory formatted for its prompt, serialized);
   (b) the retrieval statement alone (execute + fetchall, autocommit);
@@ -310,9 +310,9 @@ PARAMS = {"agents": ",".join(AGENTS), "limit": str(LIMIT)}  # (c)'s query string
 def memory_answer(user, market_id: int) -> dict:
     """GET .../memory/?agents=a,b,c,d&limit=3's answer after authentication: the product's own call, which
     MarketMemoryView.get and the MCP tool make (the market, the query validated, each agent's memory formatted)."""
-    from signals import services
+    from signals import answers
 
-    return services.market_memory_answer(user=user, market_id=market_id, query=PARAMS)
+    return answers.market_memory_answer(user=user, market_id=market_id, query=PARAMS)
 
 
 class Retrievals:

@@ -1,10 +1,10 @@
 """What the MCP server does, transport aside: its tools and resources, run for one principal.
 
 One implementation, two transports: the chat tools are `chatmemory.tools`' registry (same schemas,
-serializers and handlers); the others call the owning app's selector or service that the REST view
+serializers and handlers); the others call the owning app's answer (its `answers.py`) that the REST view
 they share calls too (`get_trading_context` ↔ GET /api/v1/deployments/{id}/context/ ↔
-`agentcontext.selectors.context_answer`, `recall_search` ↔ POST /api/v1/recall/search/ ↔
-`recall.services.search_answer`, ...): it validates the input with the view's serializer and answers
+`agentcontext.answers.context_answer`, `recall_search` ↔ POST /api/v1/recall/search/ ↔
+`recall.answers.search_answer`, ...): it validates the input with the view's serializer and answers
 with its body. Each tool takes that operation's OpenAPI input schema (mcpserver/schemas.py).
 A refusal is an MCP tool error whose text is the REST 4xx body (`{"detail", "errors"?}`), produced by
 the same exception handler (memorysite.api.exception_handler); another trader's object is "not
@@ -35,7 +35,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.renderers import JSONRenderer
 
 from access import scope
-from agentcontext import selectors as context_selectors
+from agentcontext import answers as context_answers
 from chatmemory import selectors as fact_selectors
 from chatmemory import tools as chat_tools
 from chatmemory.facts import render_facts_block
@@ -44,12 +44,12 @@ from ledger import selectors as ledger_selectors
 from ledger.auth import OUT_OF_SCOPE
 from ledger.models import RunnerToken
 from mcpserver.schemas import operation_description, operation_input_schema
-from memorysite.api import NOT_FOUND, StrictSerializer, bounded_int
+from memorysite.api import NOT_FOUND, StrictSerializer, bounded_int, validated
 from memorysite.api import exception_handler as rest_exception_handler
 from memorysite.text import strip_invisible_json
-from recall import services as recall_services
-from research import services as research_services
-from signals import services as signal_services
+from recall import answers as recall_answers
+from research import answers as research_answers
+from signals import answers as signal_answers
 
 logger = logging.getLogger(__name__)
 
@@ -99,12 +99,6 @@ def _object(arguments) -> dict:
     return arguments
 
 
-def _valid(serializer_class, data) -> dict:
-    serializer = serializer_class(data=_object(data))
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 def _json(data) -> dict:
     """Exactly what REST would send (DRF's renderer: decimals, dates and UUIDs as it writes them)."""
     return json.loads(JSONRenderer().render(data))
@@ -130,30 +124,30 @@ def _owned_deployment(principal: Principal, deployment_id: int):
 
 def get_trading_context(principal: Principal, arguments: dict) -> dict:
     """GET /api/v1/deployments/{id}/context/ (agentcontext.api.ContextView)."""
-    deployment_id = _valid(DeploymentRef, arguments)["deployment_id"]
-    return context_selectors.context_answer(deployment=_owned_deployment(principal, deployment_id))
+    deployment_id = validated(DeploymentRef, _object(arguments))["deployment_id"]
+    return context_answers.context_answer(deployment=_owned_deployment(principal, deployment_id))
 
 
 def recall_search(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/recall/search/ (recall.api.SearchView)."""
-    return recall_services.search_answer(user=principal.user, data=_object(arguments))
+    return recall_answers.search_answer(user=principal.user, data=_object(arguments))
 
 
 def check_experiment(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/research/experiments/check/ (research.api.ExperimentCheckView)."""
-    return research_services.experiment_check_answer(user=principal.user, data=_object(arguments))
+    return research_answers.experiment_check_answer(user=principal.user, data=_object(arguments))
 
 
 def record_experiment(principal: Principal, arguments: dict) -> dict:
     """POST /api/v1/research/experiments/ (research.api.ExperimentListView.post)."""
-    return research_services.experiment_record_answer(owner=principal.user, data=_object(arguments))
+    return research_answers.experiment_record_answer(owner=principal.user, data=_object(arguments))
 
 
 def get_analyst_memory(principal: Principal, arguments: dict) -> dict:
     """GET /api/v1/markets/{market_id}/memory/ (signals.api.MarketMemoryView): market_id plus its query."""
     query = dict(_object(arguments))
-    market_id = _valid(MarketRef, {"market_id": query.pop("market_id", None)})["market_id"]
-    return signal_services.market_memory_answer(user=principal.user, market_id=market_id, query=query)
+    market_id = validated(MarketRef, {"market_id": query.pop("market_id", None)})["market_id"]
+    return signal_answers.market_memory_answer(user=principal.user, market_id=market_id, query=query)
 
 
 # -- the chat tools --------------------------------------------------------------------------------
@@ -290,7 +284,7 @@ def facts_text(principal: Principal) -> str:
 
 
 def deployment_context_text(principal: Principal, deployment_id: int) -> str:
-    return context_selectors.context_answer(deployment=_owned_deployment(principal, deployment_id))["text"]
+    return context_answers.context_answer(deployment=_owned_deployment(principal, deployment_id))["text"]
 
 
 def read_resource(principal: Principal, uri: str) -> Outcome:

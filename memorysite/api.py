@@ -82,6 +82,13 @@ class Conflict(exceptions.APIException):
         self.detail = body  # as given: DRF would turn every leaf into a string
 
 
+def validated(serializer_class, data, **kwargs) -> dict:
+    """The serializer's validated data, or its ValidationError (a 400 naming each field and rule)."""
+    serializer = serializer_class(data=data, **kwargs)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
 class APIView(IdempotentViewMixin, DrfAPIView):
     """The base of every API view: DRF's APIView with `Idempotency-Key` support on POST
     (memorysite/idempotency.py), documented in the schema."""

@@ -10,7 +10,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from memorysite.api import APIView, Page, paginated
-from recall import selectors, services
+from recall import answers, selectors, services
 from recall.models import EditProposal, JournalEntry
 from recall.serializers import (
     DocumentInput,
@@ -137,7 +137,7 @@ class SearchView(APIView):
         tags=["recall"],
     )
     def post(self, request):
-        return Response(services.search_answer(user=request.user, data=request.data))
+        return Response(answers.search_answer(user=request.user, data=request.data))
 
 
 class HealthView(APIView):

@@ -23,10 +23,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
-from memorysite.text import strip_invisible_json
-from recall import selectors
 from recall.chunking import chunk_markdown
-from recall.embeddings import get_embedder
 from recall.models import (
     DOCUMENT_MAX_CHARS,
     Chunk,
@@ -40,7 +37,6 @@ from recall.models import (
     TradeSituation,
 )
 from recall.paths import clean_path
-from recall.serializers import SearchInput, SearchOutput
 from recall.situations import bar_stats, outcome_text, situation_summary
 
 logger = logging.getLogger(__name__)
@@ -393,35 +389,6 @@ def proposal_decide(*, proposal: EditProposal, approve: bool, by, now: dt.dateti
         proposal.decided_by = by
         proposal.save(update_fields=["status", "decided_at", "decided_by"])
     return proposal
-
-
-def search_answer(*, user, data) -> dict:
-    """POST /api/v1/recall/search/'s answer to its request body, and the MCP tool `recall_search`'s:
-    validated (a 400's ValidationError), searched, and with `snapshot_id` the citations attached to that
-    decision snapshot. It goes to an agent: paths and snippets carry no invisible characters (the
-    /recall/ page shows them marked)."""
-    serializer = SearchInput(data=data)
-    serializer.is_valid(raise_exception=True)
-    values = serializer.validated_data
-    deployment = selectors.deployment_ref(user=user, deployment_id=values.get("deployment_id"))
-    snapshot = selectors.snapshot_ref(user=user, snapshot_id=values.get("snapshot_id"), deployment=deployment)
-    outcome = selectors.search(
-        user=user,
-        query=values["query"],
-        k=values["k"],
-        sources=values.get("sources"),
-        deployment_id=deployment.pk if deployment else None,
-        min_score=values.get("min_score"),
-        per_source_cap=values.get("per_source_cap"),
-        mmr_lambda=values.get("mmr_lambda"),
-        half_life_days=values.get("half_life_days"),
-        now=timezone.now(),
-        embedder=get_embedder(),
-    )
-    citations = strip_invisible_json(outcome.citations())
-    if snapshot is not None:
-        citations_attach(snapshot=snapshot, query=values["query"], citations=citations)
-    return SearchOutput({"backend": outcome.backend, "results": citations}).data
 
 
 def citations_attach(*, snapshot: DecisionSnapshot, query: str, citations: Sequence[Mapping]) -> None:

@@ -6,8 +6,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from memorysite.api import APIView, Page, paginated
-from research import selectors, services
+from memorysite.api import APIView, Page, paginated, validated
+from research import answers, selectors, services
 from research.serializers import (
     ContextCheckInput,
     ContextCheckOutput,
@@ -32,12 +32,6 @@ _ERRORS = {
 TAGS = ["research"]
 
 
-def _valid(serializer_class, data, **kwargs):
-    serializer = serializer_class(data=data, **kwargs)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 class ExperimentCheckView(APIView):
     @extend_schema(
         request=ContextCheckInput,
@@ -46,7 +40,7 @@ class ExperimentCheckView(APIView):
         tags=TAGS,
     )
     def post(self, request):
-        return Response(services.experiment_check_answer(user=request.user, data=request.data))
+        return Response(answers.experiment_check_answer(user=request.user, data=request.data))
 
 
 class ExperimentListView(APIView):
@@ -59,7 +53,7 @@ class ExperimentListView(APIView):
         tags=TAGS,
     )
     def get(self, request):
-        filters = _valid(ExperimentListQuery, request.query_params.dict())
+        filters = validated(ExperimentListQuery, request.query_params.dict())
         filters.pop("limit", None), filters.pop("offset", None)
         return paginated(self, selectors.experiment_list(user=request.user, **filters), ExperimentOutput)
 
@@ -77,7 +71,7 @@ class ExperimentListView(APIView):
         tags=TAGS,
     )
     def post(self, request):
-        answer = services.experiment_record_answer(owner=request.user, data=request.data)
+        answer = answers.experiment_record_answer(owner=request.user, data=request.data)
         return Response(answer, status=status.HTTP_201_CREATED)
 
 
@@ -97,7 +91,7 @@ class HypothesisListView(APIView):
         tags=TAGS,
     )
     def get(self, request):
-        query = _valid(StatusQuery, request.query_params.dict())
+        query = validated(StatusQuery, request.query_params.dict())
         return paginated(
             self, selectors.hypothesis_list(user=request.user, status=query.get("status")), HypothesisOutput
         )
@@ -112,7 +106,7 @@ class HypothesisDetailView(APIView):
     )
     def patch(self, request, hypothesis_id: str):
         hypothesis = selectors.hypothesis_get(user=request.user, hypothesis_id=hypothesis_id)
-        data = _valid(HypothesisUpdateInput, request.data, partial=True)  # as documented: PATCH fields are optional
+        data = validated(HypothesisUpdateInput, request.data, partial=True)  # as documented: PATCH fields are optional
         if "status" in data:
             hypothesis = services.hypothesis_set_status(hypothesis=hypothesis, status=data["status"])
         return Response(HypothesisOutput(hypothesis).data)
@@ -128,7 +122,7 @@ class RequestListView(APIView):
         tags=TAGS,
     )
     def get(self, request):
-        query = _valid(RequestQuery, request.query_params.dict())
+        query = validated(RequestQuery, request.query_params.dict())
         return paginated(self, selectors.request_list(user=request.user, status=query.get("status")), RequestOutput)
 
 
@@ -140,6 +134,6 @@ class ResearchContextView(APIView):
         tags=TAGS,
     )
     def get(self, request):
-        n = _valid(ContextQuery, request.query_params.dict())["n"]
+        n = validated(ContextQuery, request.query_params.dict())["n"]
         text, tokens, shown = selectors.research_context(user=request.user, n=n)
         return Response({"text": text, "token_estimate": tokens, "experiments_shown": shown})

@@ -19,7 +19,6 @@ from django.db.models import IntegerField, Max
 from django.db.models.functions import Cast, Substr
 from django.utils import timezone
 
-from memorysite.api import Conflict
 from research.assessment import (
     AssessmentError,
     ParsedAssessment,
@@ -30,7 +29,6 @@ from research.assessment import (
 from research.experiment_context import ContextError, clean_context, context_fingerprint, experiment_columns
 from research.ids import HYPOTHESIS_PREFIX, REQUEST_PREFIX, highest_number, numbered_id, numbered_id_pattern
 from research.models import CapabilityRequest, Experiment, Hypothesis, HypothesisTest
-from research.serializers import ContextCheckInput, ContextCheckOutput, ExperimentInput, RecordedOutput
 
 EXPERIMENT_EXISTS = "an experiment with this id is already recorded"
 NO_HYPOTHESIS = "no hypothesis {hypothesis_id} among yours"
@@ -106,55 +104,6 @@ def assessment_from_fields(fields: Mapping) -> ParsedAssessment:
 def duplicates_of(*, owner, context: Mapping) -> list[Experiment]:
     fingerprint = context_fingerprint(cleaned_context(context))
     return list(Experiment.objects.filter(owner=owner, context_fingerprint=fingerprint).order_by("timestamp", "id"))
-
-
-def experiment_check_answer(*, user, data) -> dict:
-    """POST /api/v1/research/experiments/check/'s answer to its request body, and the MCP tool
-    `check_experiment`'s: the context's fingerprint and the experiments already run with it."""
-    context = _validated(ContextCheckInput, data)["context"]
-    cleaned = cleaned_context(context)
-    duplicates = duplicates_of(owner=user, context=cleaned)
-    return ContextCheckOutput({"fingerprint": context_fingerprint(cleaned), "duplicates": duplicates}).data
-
-
-def experiment_record_answer(*, owner, data) -> dict:
-    """POST /api/v1/research/experiments/'s answer to its request body (a 201's), and the MCP tool
-    `record_experiment`'s. A duplicate context or a taken id is a Conflict (409) naming the prior ids;
-    other refusals raise ValidationError (400)."""
-    values = _validated(ExperimentInput, data)
-    if "assessment_markdown" in values:
-        assessment = parsed_assessment(values["assessment_markdown"])
-    elif "assessment" in values:
-        assessment = assessment_from_fields(values["assessment"])
-    else:
-        assessment = None
-    try:
-        recorded = experiment_record(
-            owner=owner,
-            experiment_id=values["id"],
-            strategy_name=values["strategy_name"],
-            context=values["context"],
-            results=values["results"],
-            assessment=assessment,
-            timestamp=values.get("timestamp"),
-            source=values.get("source", ""),
-            tests_hypotheses=values["tests_hypotheses"],
-            allow_repeat=values["allow_repeat"],
-            repeat_reason=values.get("repeat_reason", ""),
-        )
-    except DuplicateExperiment as exc:
-        raise Conflict({"detail": str(exc), "duplicates": exc.prior_ids}) from exc
-    except ValidationError as exc:
-        if hasattr(exc, "error_dict") and exc.message_dict.get("id") == [EXPERIMENT_EXISTS]:
-            raise Conflict({"detail": f"id: {EXPERIMENT_EXISTS}"}) from exc
-        raise
-    return RecordedOutput(recorded).data
-
-
-def _validated(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 @transaction.atomic

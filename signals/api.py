@@ -7,7 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from memorysite.api import APIView, Page, paginated
-from signals import selectors, services
+from signals import answers, selectors, services
 from signals.serializers import (
     EvolutionEventOutput,
     EvolutionQuery,
@@ -62,7 +62,7 @@ class MarketMemoryView(APIView):
     )
     def get(self, request, market_id: int):
         return Response(
-            services.market_memory_answer(user=request.user, market_id=market_id, query=request.query_params.dict())
+            answers.market_memory_answer(user=request.user, market_id=market_id, query=request.query_params.dict())
         )
 
 

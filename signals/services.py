@@ -8,12 +8,10 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from django.db import DatabaseError, IntegrityError, transaction
-from django.utils import timezone
 
 from signals import selectors
-from signals.memory import EvolutionEvent, NewSignal, agent_prompt_block, format_memory_context, track_evolution
+from signals.memory import EvolutionEvent, NewSignal, track_evolution
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
-from signals.serializers import MemoryOutput, MemoryQuery
 
 logger = logging.getLogger(__name__)
 
@@ -130,32 +128,3 @@ def memory_for_agents(*, market: Market, agent_names: Sequence[str], limit: int)
     except DatabaseError:
         logger.warning("memory retrieval audit for market %s not written", market.pk, exc_info=True)
     return outcome
-
-
-def market_memory_answer(*, user, market_id: int, query) -> dict:
-    """GET /api/v1/markets/{market_id}/memory/'s answer to its query parameters, and the MCP tool
-    `get_analyst_memory`'s: the market (404 when not the trader's), then the query validated (400), then
-    each named agent's memory, formatted for its prompt (the retrieval audited)."""
-    market = selectors.market_get(user=user, market_id=market_id)
-    serializer = MemoryQuery(data=query)
-    serializer.is_valid(raise_exception=True)
-    options = serializer.validated_data
-    outcome = memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
-    now = timezone.now()
-    agents = {}
-    for name, memory in outcome.memories.items():
-        formatted = format_memory_context(
-            memory,
-            now=now,
-            max_length=options["max_length"],
-            include_metadata=options["include_metadata"],
-            date_format=options["date_format"],
-        )
-        agents[name] = {
-            "signals": memory.historical_signals,
-            "text": formatted.text,
-            "prompt": agent_prompt_block(formatted),
-            "signal_count": formatted.signal_count,
-            "truncated": formatted.truncated,
-        }
-    return MemoryOutput({"agents": agents, "degraded": not outcome.success}).data

@@ -1,0 +1,23 @@
+"""The answer GET /api/v1/deployments/{id}/context/ and the MCP tool `get_trading_context` share (and its
+resource's text): the ledger brought up to date by its service, then the context read."""
+
+from __future__ import annotations
+
+from agentcontext.prompt import compose_system_prompt
+from agentcontext.selectors import deployment_memory_context, deployment_system_prompt
+from ledger import services as ledger_services
+from ledger.models import Deployment
+
+
+def context_answer(*, deployment: Deployment) -> dict:
+    """GET /api/v1/deployments/{id}/context/'s body, and the MCP tool `get_trading_context`'s (and its
+    resource's text): the ticks not yet materialized are applied first, so the block is current."""
+    ledger_services.materialize_if_behind(deployment)
+    context = deployment_memory_context(deployment=deployment)
+    segments = deployment_system_prompt(deployment=deployment)
+    return {
+        "text": context.text,
+        "sections": context.sections,
+        "token_estimate": context.token_estimate,
+        "system_prompt": {"segments": segments.as_dict(), "text": compose_system_prompt(segments)},
+    }
