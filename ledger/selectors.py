@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import overload
 
 from django.db.models import (
     Avg,
@@ -80,8 +81,17 @@ def deployment_find(*, user, deployment_id: int) -> Deployment | None:
     return Deployment.objects.owned_by(user).filter(pk=deployment_id).first()
 
 
-def deployment_ref(*, user, deployment_id: int) -> Deployment:
-    """The trader's deployment as a reference for another app's rows (nothing joined); 404 otherwise."""
+@overload
+def deployment_ref(*, user, deployment_id: int) -> Deployment: ...
+@overload
+def deployment_ref(*, user, deployment_id: None) -> None: ...
+@overload
+def deployment_ref(*, user, deployment_id: int | None) -> Deployment | None: ...
+def deployment_ref(*, user, deployment_id: int | None) -> Deployment | None:
+    """The trader's deployment a request names, as a reference for another app's rows (nothing joined):
+    None when it names none, 404 when it is not theirs."""
+    if deployment_id is None:
+        return None
     return get_object_or_404(Deployment.objects.owned_by(user), pk=deployment_id)
 
 
@@ -181,9 +191,12 @@ def snapshot_get(*, deployment: Deployment, snapshot_id) -> DecisionSnapshot:
     return get_object_or_404(DecisionSnapshot.objects.filter(deployment=deployment), pk=snapshot_id)
 
 
-def snapshot_ref(*, user, snapshot_id, deployment: Deployment | None = None) -> DecisionSnapshot:
-    """The trader's decision snapshot (of `deployment`, when given) as a reference for another app's
-    rows: only its id, deployment and owner are loaded; 404 otherwise."""
+def snapshot_ref(*, user, snapshot_id, deployment: Deployment | None = None) -> DecisionSnapshot | None:
+    """The trader's decision snapshot a request names (of `deployment`, when given) as a reference for
+    another app's rows: only its id, deployment and owner are loaded. None when it names none, 404 when
+    it is not theirs."""
+    if snapshot_id is None:
+        return None
     snapshots = DecisionSnapshot.objects.owned_by(user)
     if deployment is not None:
         snapshots = snapshots.filter(deployment=deployment)

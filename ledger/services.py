@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import logging
 import uuid
@@ -204,8 +203,7 @@ def _enqueue_materialization(deployment_id: int) -> None:
 
 def materialize_queued(*, deployment_id: int) -> int:
     """The queued task's body: let later ticks queue a new task, then apply everything pending."""
-    with contextlib.suppress(Exception):  # an unreachable Redis only costs a redundant task later
-        queued_done(MATERIALIZE_QUEUED, deployment_id)
+    queued_done(MATERIALIZE_QUEUED, deployment_id)
     return materialize_pending(deployment_id=deployment_id)
 
 

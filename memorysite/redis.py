@@ -2,12 +2,15 @@
 one "enqueue once" rule every debounced task follows."""
 
 import contextlib
+import logging
 from collections.abc import Callable
 from functools import cache
 
 import redis
 from django.conf import settings
 from django.db import connection
+
+logger = logging.getLogger(__name__)
 
 
 @cache
@@ -42,5 +45,10 @@ def enqueue_once(purpose: str, subject: object, *, ttl_s: int, enqueue: Callable
 
 
 def queued_done(purpose: str, subject: object) -> None:
-    """A queued task's first step: forget its mark, so what happens while it runs queues the next run."""
-    client().delete(queued_key(purpose, subject))
+    """A queued task's first step: forget its mark, so what happens while it runs queues the next run.
+    An unreachable Redis is logged, not raised: the task still runs, and the mark expires on its own (at
+    worst an event during the run waits for the expiry, or a redundant run follows)."""
+    try:
+        client().delete(queued_key(purpose, subject))
+    except redis.RedisError:
+        logger.warning("queued mark %s:%s not cleared (Redis unreachable)", purpose, subject, exc_info=True)

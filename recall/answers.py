@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from ledger import selectors as ledger_selectors
 from memorysite.api import validated
 from memorysite.text import strip_invisible_json
 from recall import selectors
@@ -19,8 +20,8 @@ def search_answer(*, user, data) -> dict:
     decision snapshot. It goes to an agent: paths and snippets carry no invisible characters (the
     /recall/ page shows them marked)."""
     values = validated(SearchInput, data)
-    deployment = selectors.deployment_ref(user=user, deployment_id=values.get("deployment_id"))
-    snapshot = selectors.snapshot_ref(user=user, snapshot_id=values.get("snapshot_id"), deployment=deployment)
+    deployment = ledger_selectors.deployment_ref(user=user, deployment_id=values.get("deployment_id"))
+    snapshot = ledger_selectors.snapshot_ref(user=user, snapshot_id=values.get("snapshot_id"), deployment=deployment)
     outcome = selectors.search(
         user=user,
         query=values["query"],

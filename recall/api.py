@@ -9,6 +9,7 @@ from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from ledger import selectors as ledger_selectors
 from memorysite.api import APIView, Page, paginated
 from recall import answers, selectors, services
 from recall.models import EditProposal, JournalEntry
@@ -78,7 +79,9 @@ class DocumentListCreateView(APIView):
         try:
             result = services.agent_document_upsert(
                 owner=request.user,
-                deployment=selectors.deployment_ref(user=request.user, deployment_id=values.get("deployment_id")),
+                deployment=ledger_selectors.deployment_ref(
+                    user=request.user, deployment_id=values.get("deployment_id")
+                ),
                 path=values["path"],
                 content=values["content"],
                 source=values["source"],
@@ -181,13 +184,13 @@ class JournalView(APIView):
         data = JournalInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        deployment = selectors.deployment_ref(user=request.user, deployment_id=values["deployment_id"])
+        deployment = ledger_selectors.deployment_ref(user=request.user, deployment_id=values["deployment_id"])
         entry = services.journal_append(
             deployment=deployment,
             kind=values["kind"],
             content=values["content"],
             run_id=values["run_id"],
-            snapshot=selectors.snapshot_ref(
+            snapshot=ledger_selectors.snapshot_ref(
                 user=request.user, snapshot_id=values.get("snapshot_id"), deployment=deployment
             ),
         )
@@ -229,6 +232,6 @@ class ProposalView(APIView):
             proposed_content=values["proposed_content"],
             reason=values["reason"],
             run_id=values["run_id"],
-            snapshot=selectors.snapshot_ref(user=request.user, snapshot_id=values.get("snapshot_id")),
+            snapshot=ledger_selectors.snapshot_ref(user=request.user, snapshot_id=values.get("snapshot_id")),
         )
         return Response(ProposalOutput(proposal).data, status=status.HTTP_201_CREATED)

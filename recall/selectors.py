@@ -35,7 +35,6 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
-from ledger import selectors as ledger_selectors
 from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
 from recall.situations import SimilarSituation, render_similar_situations
@@ -417,21 +416,6 @@ def document_get(*, user, document_id: int) -> Document:
 
 def owned_document_get(*, user, document_id: int) -> Document:
     return get_object_or_404(Document.objects.owned_by(user), pk=document_id)
-
-
-def deployment_ref(*, user, deployment_id: int | None):
-    """The trader's deployment a request names (None when it names none; 404 when not theirs)."""
-    if deployment_id is None:
-        return None
-    return ledger_selectors.deployment_ref(user=user, deployment_id=deployment_id)
-
-
-def snapshot_ref(*, user, snapshot_id, deployment=None):
-    """The trader's decision snapshot a request names (of `deployment`, when given; None when it names
-    none; 404 when not theirs)."""
-    if snapshot_id is None:
-        return None
-    return ledger_selectors.snapshot_ref(user=user, snapshot_id=snapshot_id, deployment=deployment)
 
 
 def index_health(*, user) -> dict:
