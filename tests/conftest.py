@@ -35,6 +35,12 @@ def pytest_collection_modifyitems(config, items):
         _fewer_examples(items)
 
 
+@pytest.fixture
+def fewer_examples(request) -> bool:
+    """Whether this run asked for fewer examples (make test-fast): for tests that count their own examples."""
+    return request.config.getoption("fewer_examples")
+
+
 def _fewer_examples(items) -> None:
     """Hypothesis reads a test's settings from this attribute when the test runs (its own pytest
     plugin rewrites it the same way); explicit @settings(max_examples=...) included."""

@@ -3,6 +3,7 @@ slip out of the strict list in pyproject.toml, and a strict module that starts i
 noticed (it is no longer pure: take the import out, or take it off the list)."""
 
 import ast
+import functools
 import tomllib
 from pathlib import Path
 
@@ -57,6 +58,7 @@ def _imported(path: Path, module: str, modules: dict[str, Path]) -> set[str]:
     return names
 
 
+@functools.cache
 def _imports_django() -> dict[str, bool]:
     """Per module: does importing it, or calling into it, import Django (through our modules too)?"""
     modules = _our_modules()

@@ -279,8 +279,8 @@ def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_s
     """5% of the rows are the owner's: a filtered HNSW scan alone returns too few; both paths give k."""
     rng = np.random.default_rng(3)
     crowd = UserFactory()
-    _bulk_chunks(crowd, 3800, rng, path="crowd.md")
-    _bulk_chunks(owner, 200, rng, path="mine.md")
+    _bulk_chunks(crowd, 1900, rng, path="crowd.md")
+    _bulk_chunks(owner, 100, rng, path="mine.md")
     with owner_connection() as table_owner:
         table_owner.execute("ANALYZE recall_chunks")
     query = _unit(rng)
