@@ -26,7 +26,7 @@ class HypothesisInput(StrictSerializer):
 class AssessmentInput(StrictSerializer):
     verdict = choice(VERDICTS)
     observations = serializers.ListField(child=text(max_length=1000), max_length=50, default=list)
-    hypotheses = HypothesisInput(many=True, required=False, default=list, max_length=50)
+    hypotheses = HypothesisInput(many=True, required=False, default=list, max_length=50)  # type: ignore[call-arg]  # ListSerializer takes max_length (DRF's stubs miss it)
     limitations = serializers.ListField(child=text(max_length=1000), max_length=50, default=list)
     capability_requests = serializers.ListField(child=text(max_length=1000), max_length=20, default=list)
 
@@ -52,8 +52,8 @@ class ExperimentInput(StrictSerializer):
     id = serializers.RegexField(ID_PATTERN, max_length=100, error_messages={"invalid": "letters, digits, _ . : -"})
     strategy_name = text(max_length=200)
     timestamp = AwareDateTimeField(required=False)
-    source = text(max_length=200, required=False, allow_blank=True)
-    context = serializers.DictField(
+    source = text(max_length=200, required=False, allow_blank=True)  # type: ignore[assignment]  # a field named like a Field attribute (DRF's stubs)
+    context = serializers.DictField(  # type: ignore[assignment]  # a field named like a Field attribute (DRF's stubs)
         validators=[reject_nul_in_json], error_messages={"not_a_dict": "must be a JSON object"}
     )
     results = ResultsInput(required=False, default=dict, validators=[reject_nul_in_json])
@@ -74,7 +74,7 @@ class ExperimentInput(StrictSerializer):
 
 
 class ContextCheckInput(StrictSerializer):
-    context = serializers.DictField(
+    context = serializers.DictField(  # type: ignore[assignment]  # a field named like a Field attribute (DRF's stubs)
         validators=[reject_nul_in_json], error_messages={"not_a_dict": "must be a JSON object"}
     )
 

@@ -130,7 +130,7 @@ class _Results(ResultsInput):
     """The API's rules for results, and every value JSON that reads back the same."""
 
     def to_internal_value(self, data):
-        errors: dict[str, list[str]] = {}
+        errors: dict[str, list] = {}  # rules: ours (str) and DRF's (ErrorDetail, keeping its code)
         for path, rule in _json_problems(data) if isinstance(data, dict) else []:
             errors.setdefault(path, []).append(rule)
         try:
@@ -163,9 +163,9 @@ class _ExperimentFile(StrictSerializer):
     id = _id_field()
     timestamp = AwareDateTimeField()
     strategy_name = text_field(max_length=200)
-    source = text_field(max_length=200, required=False, allow_blank=True, default="")
+    source = text_field(max_length=200, required=False, allow_blank=True, default="")  # type: ignore[assignment]  # a field named like a Field attribute (DRF's stubs)
     repeat_reason = text_field(max_length=1000, required=False, allow_blank=True, default="")
-    context = _Mapping()
+    context = _Mapping()  # type: ignore[assignment]  # a field named like a Field attribute (DRF's stubs)
     results = _Results(required=False, default=dict)
     assessment = _Assessment(required=False, allow_null=True, default=None)
 
