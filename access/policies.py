@@ -357,12 +357,7 @@ def _declared_problems(cursor, role: str, tables: list[OwnedTable]) -> list[str]
     present = set(cursor.fetchall())
     found = [f"table {table} has no {name} policy" for table, name in expected if (table, name) not in present]
     for table in append_only_tables():
-        cursor.execute(
-            "SELECT CASE WHEN to_regclass(%s) IS NULL THEN false "
-            "ELSE has_table_privilege(%s, %s, 'UPDATE, DELETE, TRUNCATE') END",
-            [f"public.{table}", role, f"public.{table}"],
-        )
-        if cursor.fetchone()[0]:
+        if _role_may(cursor, role, table, "UPDATE, DELETE, TRUNCATE"):
             found.append(f"the app role {role!r} may change or delete rows of the append-only table {table}")
     for function in definer_functions():
         # NULL: not installed (a CASE, so has_function_privilege never sees a missing function).
@@ -381,6 +376,15 @@ def _declared_problems(cursor, role: str, tables: list[OwnedTable]) -> list[str]
 
 def install_after_migrate(sender, using="default", **kwargs) -> None:
     install(using)
+
+
+def _role_may(cursor, role: str, table: str, privileges: str) -> bool:
+    """Whether `role` holds any of `privileges` on the table (false when the table does not exist)."""
+    cursor.execute(
+        "SELECT CASE WHEN to_regclass(%s) IS NULL THEN false ELSE has_table_privilege(%s, %s, %s) END",
+        [f"public.{table}", role, f"public.{table}", privileges],
+    )
+    return cursor.fetchone()[0]
 
 
 def problems(using: str = "default") -> list[str]:
@@ -418,12 +422,7 @@ def problems(using: str = "default") -> list[str]:
                 found.append(f"owned table {name} does not force row-level security")
             if not has_policy:
                 found.append(f"owned table {name} has no {POLICY_PREFIX}owner policy")
-        cursor.execute(
-            "SELECT CASE WHEN to_regclass(%s) IS NULL THEN false "
-            "ELSE has_table_privilege(%s, %s, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE') END",
-            [f"public.{SEAL_KEY_TABLE}", role, f"public.{SEAL_KEY_TABLE}"],
-        )
-        if cursor.fetchone()[0]:
+        if _role_may(cursor, role, SEAL_KEY_TABLE, "SELECT, INSERT, UPDATE, DELETE, TRUNCATE"):
             found.append(f"the app role {role!r} has privileges on {SEAL_KEY_TABLE} (the scope seal's key)")
         if existing:
             found += _declared_problems(cursor, role, tables)
