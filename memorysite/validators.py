@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from django.core.exceptions import ValidationError
 
-from memorysite.text import UNSAFE_CATEGORIES
+from memorysite.text import is_unsafe
 
 NAME_CONTROL_CHARACTERS = "must be one line without control characters or bidirectional overrides"
 
 
 def validate_one_line_name(value: str) -> None:
     """A name shown on one line (tokens, keys): no control, format or separator characters."""
-    if any(unicodedata.category(char) in UNSAFE_CATEGORIES for char in value):
+    if any(is_unsafe(char) for char in value):
         raise ValidationError(NAME_CONTROL_CHARACTERS)

@@ -50,12 +50,11 @@ import hashlib
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, localcontext
 from typing import Any
 
-from memorysite.text import UNSAFE_CATEGORIES
+from memorysite.text import is_unsafe
 
 COMPOSITIONS = ("solo", "pair", "trio", "ensemble")
 INDICATOR_MAX_CHARS = 32
@@ -144,7 +143,7 @@ def _short_text(value: object, field: str, max_chars: int) -> str:
     """A non-empty one-line string, outer whitespace stripped and inner runs collapsed."""
     if not isinstance(value, str):
         raise ContextError(field, "must be a string")
-    if any(unicodedata.category(ch) in UNSAFE_CATEGORIES for ch in value if ch not in " \t"):
+    if any(is_unsafe(ch) for ch in value if ch not in " \t"):
         raise ContextError(field, "must be one line without control or invisible format characters")
     text = " ".join(value.split())
     if not text:
@@ -207,7 +206,7 @@ def _param_value(value: object, field: str) -> object:
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
-        if any(unicodedata.category(ch) in UNSAFE_CATEGORIES for ch in value if ch not in " \t"):
+        if any(is_unsafe(ch) for ch in value if ch not in " \t"):
             raise ContextError(field, "must be one line without control or invisible format characters")
         text = value.strip()
         if len(text) > PARAM_TEXT_MAX_CHARS:
@@ -271,7 +270,7 @@ def _clean_symbol(value: object) -> str:
     symbol = value.strip().upper()
     if not symbol:
         raise ContextError(field, "must not be blank")
-    if any(ch.isspace() or unicodedata.category(ch) in UNSAFE_CATEGORIES for ch in symbol):
+    if any(ch.isspace() or is_unsafe(ch) for ch in symbol):
         raise ContextError(field, "must not contain whitespace or control characters")
     if len(symbol) > SYMBOL_MAX_CHARS:
         raise ContextError(field, f"must be at most {SYMBOL_MAX_CHARS} characters")

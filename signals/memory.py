@@ -89,14 +89,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import unicodedata
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from memorysite.text import UNSAFE_CATEGORIES, one_line
+from memorysite.text import is_unsafe, one_line
 
 DIRECTIONS = ("YES", "NO", "NEUTRAL")
 DEFAULT_LIMIT = 3
@@ -430,7 +429,7 @@ def metadata_json(metadata: Mapping[str, Any]) -> str:
         text = json.dumps(repr(metadata), ensure_ascii=False)
     return "".join(
         "".join(f"\\u{unit:04x}" for unit in _utf16_units(ch))
-        if ch != "\n" and unicodedata.category(ch) in UNSAFE_CATEGORIES  # the indent's own line breaks stay
+        if ch != "\n" and is_unsafe(ch)  # the indent's own line breaks stay
         else ch
         for ch in text
     )
