@@ -309,7 +309,7 @@ class Seeder:
         self.rows = 0
 
     def _rows_of(self, label: str) -> Iterator[tuple]:
-        from research.experiment_context import clean_context, context_fingerprint
+        from research.experiment_context import experiment_columns
 
         owner_id, count = self.owners[label]
         for j in range(count - 1, -1, -1):
@@ -318,8 +318,8 @@ class Seeder:
             if older is not None and older < count:
                 reason = f"re-run of the context of {experiment_id(older)} on a new train/test split"
             started = time.perf_counter()
-            context = clean_context(raw)
-            fingerprint = context_fingerprint(context)
+            columns = experiment_columns(raw)  # what the service stores: cleaned context, fingerprint, filters
+            context = columns["context"]
             self.fingerprint_s += time.perf_counter() - started
             results = results_of(j)
             observations, limitations = assessment_of(j, context, results)
@@ -330,8 +330,8 @@ class Seeder:
                  f"{'_'.join(name.lower() for name in context['indicators'])}_{context['timeframe']}"
                  f"_v{1 + _mix(j, 11) % 30}",
                  "research_agent" if _mix(j, 12) % 10 else "manual", json.dumps(context), json.dumps(results),
-                 verdict_of(j, results), json.dumps(observations), json.dumps(limitations), fingerprint,
-                 [name.upper() for name in context["indicators"]], context["timeframe"], context["symbol"], reason,
+                 verdict_of(j, results), json.dumps(observations), json.dumps(limitations),
+                 columns["context_fingerprint"], columns["indicators"], columns["timeframe"], columns["symbol"], reason,
                  timestamp + dt.timedelta(minutes=2 + j % 7)],
                 hypotheses_of(j, context, results),
             )  # fmt: skip

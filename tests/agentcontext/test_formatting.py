@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcontext import formatting
 from agentcontext.formatting import (
     LAST_DECISION_TOKEN_CEILING,
     OPEN_POSITIONS_MAX_ROWS,
@@ -31,7 +30,6 @@ from agentcontext.formatting import (
     render_open_positions,
     render_recent_trades,
 )
-from ledger import risk_state
 from ledger.domain import ClosedTrade, OpenTrade, ProposedAction, Tick
 from memorysite.text import estimate_tokens, is_unsafe
 
@@ -535,7 +533,6 @@ def test_it_is_empty_when_every_section_is_suppressed():
 
 
 def test_it_estimates_tokens_as_a_quarter_of_the_characters_rounded_up():
-    assert formatting.estimate_tokens is risk_state.estimate_tokens is estimate_tokens  # one estimate for all
     assert [estimate_tokens(t) for t in (None, "", "a", "abcd", "abcde")] == [0, 0, 1, 1, 2]
 
 
