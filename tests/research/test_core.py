@@ -26,7 +26,7 @@ from research.assessment import (
     hypothesis_status_after,
     parse_assessment,
 )
-from research.experiment_context import COMPOSITIONS, ContextError, clean_context, context_fingerprint
+from research.experiment_context import COMPOSITIONS, CONTEXT_KEYS, ContextError, clean_context, context_fingerprint
 from research.rendering import (
     DEFAULT_HISTORY,
     FIELD_MAX_CHARS,
@@ -333,21 +333,7 @@ def test_property_the_fingerprint_ignores_indicator_and_key_order(context, data)
 
 
 RAW_CONTEXTS = st.dictionaries(
-    st.sampled_from(
-        [
-            "indicators",
-            "indicator_params",
-            "composition",
-            "timeframe",
-            "symbol",
-            "zigzag_threshold",
-            "nn_architecture",
-            "training_epochs",
-            "data_range",
-            "notes",
-            " x ",
-        ]
-    ),
+    st.sampled_from([*CONTEXT_KEYS, "notes", " x "]),
     st.one_of(
         JSON_VALUES,
         st.lists(st.sampled_from([*INDICATOR_NAMES, "rsi", " ", "a+b"]), max_size=5),
