@@ -45,7 +45,7 @@ test: browser lint typecheck
 	$(VENV)/bin/python -m pytest
 
 ## test-fast: the inner loop: lint, then every test that starts no process, server or browser,
-## on every core (pytest-xdist, one test database per worker), with a fifth of each Hypothesis test's examples
+## on every core (pytest-xdist, one test database per worker), with a tenth of each Hypothesis test's examples
 test-fast: lint
 	$(VENV)/bin/python -m pytest -m "not slow" -n auto --fewer-examples
 

@@ -23,7 +23,7 @@ def pytest_addoption(parser):
     parser.addoption(
         "--fewer-examples",
         action="store_true",
-        help="each Hypothesis test tries a fifth of its examples, at least 10 (make test-fast; make test tries all)",
+        help="each Hypothesis test tries a tenth of its examples, at least 5 (make test-fast; make test tries all)",
     )
 
 
@@ -54,7 +54,7 @@ def _fewer_examples(items) -> None:
             continue
         capped.add(id(test))
         test._hypothesis_internal_use_settings = settings(
-            current, max_examples=min(current.max_examples, max(10, current.max_examples // 5))
+            current, max_examples=min(current.max_examples, max(5, current.max_examples // 10))
         )
 
 
