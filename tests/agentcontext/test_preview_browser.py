@@ -86,3 +86,35 @@ def test_it_previews_the_runners_text_and_re_renders_the_what_if_settings_live(p
     assert len(text_content(page, "#section-recent_trades-text").split("\n")) == 2
     sync_api.expect(page.get_by_label("Recent trades K")).to_have_value("1")
     assert console_errors == []
+
+
+# The moment the swapped-in form is in the document (a mutation observer runs right after the swapping task),
+# change the memory select on it: the change must be heard, as a fast hand's would be.
+CHANGE_THE_NEW_FORM_AT_ONCE = """
+() => new Promise(resolve => {
+  const body = document.querySelector("#preview-body");
+  const observer = new MutationObserver(() => {
+    const select = body.querySelector("#preview-memory");
+    if (!select || select === window.oldSelect) return;
+    observer.disconnect();
+    select.value = "off";
+    select.dispatchEvent(new Event("change", {bubbles: true}));
+    resolve();
+  });
+  window.oldSelect = body.querySelector("#preview-memory");
+  observer.observe(body, {childList: true, subtree: true});
+  const k = body.querySelector("#preview-k");
+  k.value = "1";
+  k.dispatchEvent(new Event("change", {bubbles: true}));
+})
+"""
+
+
+def test_a_control_changed_the_moment_it_is_swapped_in_is_heard(page, console_errors, owner, traded):  # noqa: F811
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("deployment-preview", args=[traded.pk]))
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.evaluate(CHANGE_THE_NEW_FORM_AT_ONCE)
+    page.wait_for_url(re.compile(r"\?recent_trades_k=1&memory=off"))
+    sync_api.expect(page.locator(".tag.memory-off")).to_have_count(3)
+    assert console_errors == []
