@@ -265,7 +265,8 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> NoReturn:
 
 @contextlib.contextmanager
 def _signals_blocked() -> Iterator[None]:
-    """For the swap's two renames: a signal between them would leave no `postgres` directory."""
+    """A signal waits until the block is done: the swap (half done, it would leave no `postgres` directory)
+    and the clean-ups (a second Ctrl-C must not leave a server running)."""
     blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
     try:
@@ -307,17 +308,23 @@ class _OldServer:
                     stderr=output, check=True, timeout=START_TIMEOUT_S + 5,
                 )  # fmt: skip
             except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-                self.pid = embedded._read_pid(self.pgdata / "postmaster.pid")
                 output.seek(0)
                 raise UpgradeFailed(
                     f"PostgreSQL {OLD_MAJOR} did not start on {self.pgdata}:\n{output.read()}{self.log_tail()}"
                 ) from exc
-        self.pid = embedded._read_pid(self.pgdata / "postmaster.pid")
+            finally:  # also when pg_ctl failed or was interrupted after the server started
+                self.pid = self._pid_file_pid()
 
     def stop(self) -> None:
-        if self.pid is not None and pid_alive(self.pid):
-            embedded._stop_pid(self.pid, signal.SIGINT)  # fast shutdown: a checkpoint, then exit
+        pid = self.pid or self._pid_file_pid()
+        if pid is not None and pid_alive(pid):
+            embedded._stop_pid(pid, signal.SIGINT)  # fast shutdown: a checkpoint, then exit
         self.pid = None
+
+    def _pid_file_pid(self) -> int | None:
+        """The server's pid (no other server runs on the old directory: a stale one was stopped first)."""
+        pid = embedded._read_pid(self.pgdata / "postmaster.pid")
+        return pid if pid is not None and embedded._process_name(pid) in {"postgres", "postmaster"} else None
 
     def log_tail(self) -> str:
         try:
@@ -528,10 +535,11 @@ def _dump_old(bin_dir: Path, pgdata: Path, staging: Path) -> _Dump:
         )
         return _Dump(roles=roles, databases=files, inventory=inventory)
     finally:
-        server.stop()
-        with contextlib.suppress(OSError):
-            shutil.copy(server.log, staging / f"postgres-{OLD_MAJOR}.log")
-        shutil.rmtree(socket_dir, ignore_errors=True)
+        with _signals_blocked():
+            server.stop()
+            with contextlib.suppress(OSError):
+                shutil.copy(server.log, staging / f"postgres-{OLD_MAJOR}.log")
+            shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 def _restore_new(dump: _Dump, staging: Path) -> dict[str, DatabaseInventory]:
@@ -571,9 +579,10 @@ def _restore_new(dump: _Dump, staging: Path) -> dict[str, DatabaseInventory]:
             server.ready()  # what every start does: the app role's limits, pg_stat_statements' view
         return inventory
     finally:
-        server.stop()
-        with contextlib.suppress(OSError):
-            paths.socket_dir.rmdir()
+        with _signals_blocked():
+            server.stop()
+            with contextlib.suppress(OSError):
+                paths.socket_dir.rmdir()
 
 
 def upgrade(data_dir: Path, *, now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)) -> int:
@@ -605,11 +614,12 @@ def upgrade(data_dir: Path, *, now: Callable[[], dt.datetime] = lambda: dt.datet
                 raise UpgradeFailed("The restored data differs from the old:\n  " + "\n  ".join(found_differences))
         except BaseException:
             failed = data_dir / failed_attempt_name(now())
-            staging.rename(failed)
+            with _signals_blocked():
+                staging.rename(failed)
             _say(f"{pgdata} is where it was, still PostgreSQL {found}; the attempt is kept in {failed} to inspect.")
             raise
         archived = pgdata.with_name(archive_name(found, now()))
-        with _signals_blocked():  # all three or none: a signal waits until they are done
+        with _signals_blocked():
             pgdata.rename(archived)
             (staging / "postgres").rename(pgdata)
             shutil.rmtree(staging)
