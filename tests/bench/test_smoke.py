@@ -27,6 +27,10 @@ RATIO = r"\s+\d+\.\d+(x)?\s+goal <= "
 PRINTED = {
     "chat_tools": [rf"^\(a\) perf .* p50{RATIO}", rf"^\(c\) HTTP perf .* p50{RATIO}"],
     "context_latency": [rf"^context\(\d+\)/context\(10\) p50{RATIO}", rf"^context\(10\) p50 / floor p50{RATIO}"],
+    "embedding_throughput": [
+        r"^long chunks/s, int8 \(default\) / old\s+\d+\.\d+x\s+goal >= 2x",
+        r"^short chunks/s, int8 \(default\) / old\s+\d+\.\d+x\s+goal >= 2x",
+    ],
     "load": [r"^tick\s+\d+(\s+\d+\.\d+){6}$", r"^cross-trader rows or reads: 0$"],
     "mcp_overhead": [rf"^mcp/rest p50 .*{RATIO}"],
     "recall_latency": [r"trader [\d,]+ \(exact\) p95\s+\d+\.\d+ ms\s+goal <= ", r"^break-even at recall >= 0\.9"],

@@ -76,6 +76,7 @@ def test_settings_read_every_documented_variable_and_no_other():
         "EMBEDDINGS_MODEL_DIR",
         "EMBEDDINGS_MODEL_NAME",
         "EMBEDDINGS_CACHE_DIR",
+        "EMBEDDINGS_PRECISION",
         "RECALL_BACKEND",
         "AUTH_CLIENT_IP_HEADER",
         "CLIENT_TIMEOUT_S",

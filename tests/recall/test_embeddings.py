@@ -37,13 +37,40 @@ def cache_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def embedder(cache_dir):
-    """The default provider's embedder; builds the graph once for the whole session into a temporary cache."""
+    """The default provider's full-precision embedder (EMBEDDINGS_PRECISION=fp32); builds the graph once for the
+    whole session into a temporary cache."""
     # Other tests may have verified the weights in this process already: verify again, so this cache
     # directory gets its own verified.json record whatever the test order.
     embeddings._verified_in_process.clear()
-    instance = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    instance = OnnxEmbedder(embeddings.default_model_dir(), cache_dir, "fp32")
     instance.load()
     return instance
+
+
+@pytest.fixture(scope="session")
+def int8_embedder(embedder, cache_dir):
+    """The default precision (EMBEDDINGS_PRECISION=int8), same cache."""
+    instance = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    assert instance.precision == "int8"
+    instance.load()
+    return instance
+
+
+@pytest.fixture(scope="session")
+def reference_embedder(embedder, cache_dir):
+    """Graph version 1 (standard ONNX ops, padded batches), as recall embedded before the fused graphs."""
+    instance = OnnxEmbedder(embeddings.default_model_dir(), cache_dir, "reference")
+    instance.load()
+    return instance
+
+
+def real_texts() -> list[str]:
+    """The trading_recall collection's documents as recall_quality indexes them, and a few joined into long
+    (multi-window) texts: real text, unlike the golden sentences' eight."""
+    corpus = Path(__file__).resolve().parents[2] / "bench" / "collections" / "trading_recall" / "corpus.jsonl"
+    docs = [json.loads(line) for line in corpus.read_text().splitlines() if line.strip()]
+    short = [f"# {doc['title']}\n\n{doc['text']}" for doc in docs]
+    return short[::3] + ["\n\n".join(short[i : i + 9]) for i in range(0, 90, 9)]
 
 
 def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -65,11 +92,43 @@ def test_rows_are_unit_norm(embedder):
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
-def test_batched_equals_one_by_one(embedder):
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_batched_equals_one_by_one(precision, embedder, int8_embedder):
+    chosen = {"fp32": embedder, "int8": int8_embedder}[precision]
     texts = [*GOLDEN["sentences"], "short", long_text(120), long_text(600)]
-    batched = embedder.embed(texts)
-    single = np.vstack([embedder.embed([text]) for text in texts])
+    batched = chosen.embed(texts)
+    single = np.vstack([chosen.embed([text]) for text in texts])
     assert cosines(batched, single).min() >= 0.99999
+
+
+def test_fused_fp32_graph_matches_the_reference_graph_on_real_text(embedder, reference_embedder):
+    texts = real_texts()
+    assert cosines(embedder.embed(texts), reference_embedder.embed(texts)).min() >= 0.99999
+
+
+def test_int8_graph_stays_close_to_the_reference_graph_on_real_text(int8_embedder, reference_embedder):
+    """The default's price for its speed (bench/embedding_throughput.py): measured min 0.9983, median 0.9991."""
+    texts = real_texts()
+    similarity = cosines(int8_embedder.embed(texts), reference_embedder.embed(texts))
+    assert similarity.min() >= 0.997
+    assert np.median(similarity) >= 0.999
+    golden = cosines(int8_embedder.embed(GOLDEN["sentences"]), np.array(GOLDEN["embeddings"]))
+    assert golden.min() >= 0.997
+
+
+def test_int8_graph_keeps_the_outlier_channels_in_float32(embedder, cache_dir):
+    import onnx
+
+    graph = onnx.load(str(cache_dir / embeddings.MODEL_SAFETENSORS_SHA256 / embeddings.GRAPH_FILES["int8"]))
+    ops = [node.op_type for node in graph.graph.node]
+    assert ops.count("DynamicQuantizeMatMul") == 4 * 6  # Q/K/V, attention output, both feed-forward layers
+    assert ops.count("Gather") == 3 * 6  # outlier channels of the Q/K/V input and both feed-forward inputs
+    # Channel 99 of the hidden state is all-MiniLM-L6-v2's best-known outlier: it must be among them.
+    outliers = {i.name: onnx.numpy_helper.to_array(i) for i in graph.graph.initializer if "outlier_channels" in i.name}
+    assert all(99 in channels for name, channels in outliers.items() if "gelu" not in name and "ffn" not in name)
+    with pytest.raises(ValueError, match="calibration"):
+        model_dir = embeddings.default_model_dir()
+        onnx_graph.build_bert_graph(model_dir / "model.safetensors", model_dir / "config.json", variant="int8")
 
 
 def test_empty_input_has_shape_zero_by_384(embedder):
@@ -116,7 +175,7 @@ def test_mismatched_weights_are_refused(tmp_path):
 
     with pytest.raises(ImproperlyConfigured, match="SHA-256"):
         OnnxEmbedder(tampered, tmp_path / "cache").embed(["anything"])
-    assert not (tmp_path / "cache" / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx").exists()
+    assert not list((tmp_path / "cache").glob("**/*.onnx"))
 
 
 def test_folder_with_a_graph_is_used_without_safetensors(embedder, cache_dir, tmp_path):
@@ -165,7 +224,7 @@ def test_graph_cache_is_written_once_and_reused(embedder, cache_dir, monkeypatch
     monkeypatch.setattr(onnx_graph, "build_bert_graph", no_build)
     monkeypatch.setattr(embeddings, "_verified_in_process", set())  # as in a new process: only verified.json
     monkeypatch.setattr(embeddings.hashlib, "file_digest", no_hash)
-    second = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    second = OnnxEmbedder(embeddings.default_model_dir(), cache_dir, "fp32")
     np.testing.assert_allclose(
         second.embed(GOLDEN["sentences"][:2]), embedder.embed(GOLDEN["sentences"][:2]), atol=1e-6
     )
@@ -183,7 +242,7 @@ def test_concurrent_first_use_loads_once(embedder, cache_dir, monkeypatch):
         original(self)
 
     monkeypatch.setattr(OnnxEmbedder, "_load", counting_load)
-    fresh = OnnxEmbedder(embeddings.default_model_dir(), cache_dir)
+    fresh = OnnxEmbedder(embeddings.default_model_dir(), cache_dir, "fp32")
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(lambda text: fresh.embed([text]), GOLDEN["sentences"][:4]))
     assert len(loads) == 1
@@ -196,22 +255,43 @@ def test_stale_graph_version_is_rebuilt(cache_dir, tmp_path, monkeypatch):
     shutil.copy(
         cache_dir / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx", cache / embeddings.MODEL_SAFETENSORS_SHA256
     )
-    monkeypatch.setattr(embeddings, "GRAPH_VERSION", "2-newer-than-the-cached-graph")
+    monkeypatch.setattr(embeddings, "GRAPH_VERSION", "3-newer-than-the-cached-graph")
     builds = embeddings.graph_builds
-    OnnxEmbedder(embeddings.default_model_dir(), cache).load()
+    OnnxEmbedder(embeddings.default_model_dir(), cache, "fp32").load()
     assert embeddings.graph_builds == builds + 1
 
 
-def test_damaged_cached_graph_is_rebuilt(tmp_path):
+def test_a_cache_from_before_the_fused_graphs_is_rebuilt_not_reused(reference_embedder, cache_dir, tmp_path):
+    """A .data/models made by graph version 1 holds the reference graph as model.onnx, fp32's file name now."""
+    import onnx
+
+    cache = tmp_path / "cache" / embeddings.MODEL_SAFETENSORS_SHA256
+    cache.mkdir(parents=True)
+    old = onnx.load(str(cache_dir / embeddings.MODEL_SAFETENSORS_SHA256 / embeddings.GRAPH_FILES["reference"]))
+    del old.metadata_props[:]  # version 1 stored only these two
+    onnx.helper.set_model_props(old, {"recall_graph_version": "1", "pooling": "mean+l2"})
+    (cache / "model.onnx").write_bytes(old.SerializeToString())
+
+    builds = embeddings.graph_builds
+    fp32 = OnnxEmbedder(embeddings.default_model_dir(), tmp_path / "cache", "fp32")
+    fp32.load()
+    assert embeddings.graph_builds == builds + 1
+    metadata = fp32._session.get_modelmeta().custom_metadata_map
+    assert (metadata["recall_graph_version"], metadata["variant"]) == (embeddings.GRAPH_VERSION, "fp32")
+    assert "Attention" in {node.op_type for node in onnx.load(str(cache / "model.onnx")).graph.node}
+
+
+@pytest.mark.parametrize(("precision", "min_size"), [("fp32", 80_000_000), ("int8", 50_000_000)])
+def test_damaged_cached_graph_is_rebuilt(precision, min_size, tmp_path):
     cache = tmp_path / "cache"
-    graph = cache / embeddings.MODEL_SAFETENSORS_SHA256 / "model.onnx"
+    graph = cache / embeddings.MODEL_SAFETENSORS_SHA256 / embeddings.GRAPH_FILES[precision]
     graph.parent.mkdir(parents=True)
     graph.write_bytes(b"not a protobuf")
     builds = embeddings.graph_builds
-    vectors = OnnxEmbedder(embeddings.default_model_dir(), cache).embed(GOLDEN["sentences"][:1])
-    assert cosines(vectors, np.array(GOLDEN["embeddings"][:1]))[0] >= 0.9999
+    vectors = OnnxEmbedder(embeddings.default_model_dir(), cache, precision).embed(GOLDEN["sentences"][:1])
+    assert cosines(vectors, np.array(GOLDEN["embeddings"][:1]))[0] >= (0.9999 if precision == "fp32" else 0.997)
     assert embeddings.graph_builds == builds + 1
-    assert graph.stat().st_size > 80_000_000
+    assert graph.stat().st_size > min_size
 
 
 def test_get_embedder_follows_settings(cache_dir):
@@ -225,11 +305,19 @@ def test_get_embedder_follows_settings(cache_dir):
         ):
             first = embeddings.get_embedder()
             assert isinstance(first, OnnxEmbedder)
+            assert first.precision == "int8"
             assert isinstance(first, embeddings.Embedder)
             assert first is embeddings.get_embedder()  # one instance per process and settings
             assert first.dimensions == 384
             assert first.cache_dir == cache_dir
             assert embeddings.embedder_available()
+        with override_settings(EMBEDDINGS_PROVIDER="onnx", EMBEDDINGS_PRECISION="fp32"):
+            assert embeddings.get_embedder().precision == "fp32"
+        with (
+            override_settings(EMBEDDINGS_PROVIDER="onnx", EMBEDDINGS_PRECISION="fp16"),
+            pytest.raises(ImproperlyConfigured, match="EMBEDDINGS_PRECISION"),
+        ):
+            embeddings.get_embedder()
         with override_settings(EMBEDDINGS_PROVIDER="sentence-transformers"):
             assert isinstance(embeddings.get_embedder(), embeddings.SentenceTransformersEmbedder)
     finally:
@@ -264,3 +352,23 @@ def test_background_embedder_runs_at_lowered_priority_and_embeds_the_same(embedd
     assert (
         os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < embeddings.BACKGROUND_NICE
     )  # the caller is untouched
+
+
+def test_background_embedder_runs_every_window_at_lowered_priority(embedder, monkeypatch):
+    """A long text's windows run on threads of their own, one per core: made by the lowered-priority caller,
+    they inherit its nice value."""
+    seen = []
+    original = OnnxEmbedder._forward
+
+    def recording_forward(self, input_ids, attention_mask):
+        seen.append((threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        return original(self, input_ids, attention_mask)
+
+    monkeypatch.setattr(OnnxEmbedder, "_forward", recording_forward)
+    monkeypatch.setattr(embedder, "_workers", 2)  # as on 2 cores, whatever this machine has
+    text = long_text(1000)
+    vector = embeddings.BackgroundEmbedder(embedder).embed([text])
+    assert len(seen) == len(embedder.windows(text)) >= 4
+    assert len({thread for thread, _ in seen}) == 2
+    assert all(niceness >= embeddings.BACKGROUND_NICE for _, niceness in seen)
+    np.testing.assert_allclose(vector, embedder.embed([text]), atol=1e-6)
