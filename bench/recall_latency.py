@@ -46,8 +46,9 @@ rotating through the 50 questions), embedding excluded (query_embedding= precomp
   kw common/rare selectors._keyword_candidates with a query of six of the commonest terms / two rare ones;
   floor          SELECT 1 (the round trip every statement pays).
 
-pg_stat_statements (preloaded in the embedded server) is reset before each state's timed rounds and its
-top statements printed after them (server time, shared blocks hit and read from the OS per call).
+pg_stat_statements (preloaded in the embedded server) is reset before each state's timed rounds (the
+harness's run.statements) and its top statements printed after them (server time, shared blocks hit and
+read from the OS per call).
 
 Then, untimed: recall of the iterative scan and of the before code's vector side (top-10 overlap with the
 exact answer, on the vector side with the limit search uses, and on the fused hits; the cosine given up),
@@ -1156,22 +1157,9 @@ def explain_statements(sqls: list[str], as_app_for=None) -> dict[str, list[str]]
     return out
 
 
-def top_statements_reset() -> bool | None:
-    """pg_stat_statements emptied before a state's timed rounds; None when the extension is not there."""
-    from django.db import connection
-
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-            cursor.execute("SELECT pg_stat_statements_reset()")
-        return True
-    except Exception as exc:  # a server without the preload: the plans still say where the time goes
-        print(f"(pg_stat_statements unavailable: {str(exc).splitlines()[0]})")
-        return None
-
-
-def print_top_statements(_: bool, limit: int = 8) -> None:
-    """Where the timed rounds' server time went: pg_stat_statements' statements by total execution time."""
+def print_top_statements(limit: int = 8) -> None:
+    """Where the timed rounds' server time went: pg_stat_statements' statements by total execution time (as the
+    harness's run.statements.report, plus the shared blocks each call found in shared_buffers or read from the OS)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -1397,7 +1385,7 @@ def main(argv=None) -> int:
             rare_terms = " ".join(vocab.tail[3000:3002])
             calls[f"{main_label} kw rare"] = keyword_call(main_user, rare_terms)
             t0 = time.perf_counter()
-            statements_before = top_statements_reset()
+            run.statements.reset()
             results = measure(calls, args.rounds, args.warmup)
             floor = percentile(results["floor"].seconds, 50)
             print(
@@ -1417,8 +1405,10 @@ def main(argv=None) -> int:
                     f" ({settings.RECALL_EXACT_SCAN_MAX:,}) picks {default}; hnsw.max_scan_tuples"
                     f" {selectors.hnsw_max_scan_tuples(max(K * 4, 40), readable, total):,}"
                 )
-            if statements_before is not None:
-                print_top_statements(statements_before)
+            if run.statements.available:
+                print_top_statements()
+            else:
+                run.statements.report(state.name)  # says why there is nothing
             summary[state.name] = {"results": results, "shares": shares, "main": main_sizes}
 
             # Ratios.
