@@ -52,7 +52,7 @@ read from the OS per call).
 
 Then, untimed: recall of the iterative scan and of the before code's vector side (top-10 overlap with the
 exact answer, on the vector side with the limit search uses, and on the fused hits; the cosine given up),
-how often the exact scan had to answer, the iterative statement at hnsw.ef_search 40 / HNSW_EF_SEARCH / 200
+how often the exact scan had to answer, the iterative statement at hnsw.ef_search 100 / 200 / 400 / 800 / HNSW_EF_SEARCH
 (sequential), the keyword side uncapped (FTS_CANDIDATE_CAP patched) for the common query, where the keyword
 statement's time goes (GIN bitmap, detoasting search_vector, ts_rank; and the same without the GIN index),
 and EXPLAIN (ANALYZE, BUFFERS) of the statements, the iterative one also as the app role under row-level
@@ -758,22 +758,35 @@ def exact_max(value: int):
     return override_settings(RECALL_EXACT_SCAN_MAX=value)
 
 
+@contextlib.contextmanager
+def trader_scope(user):
+    """A transaction in the trader's sealed scope, as a request runs (here as the tables' owner, who bypasses
+    row-level security): the keyword side's SECURITY DEFINER function (the GIN path, readable chunks above
+    FTS_ROW_SCAN_MAX) answers only for the transaction's sealed trader, and returns nothing without one."""
+    from django.db import connection, transaction
+
+    from access import scope
+
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            scope.apply_to_cursor(cursor, scope.owner_scope_of(user))
+        yield
+
+
 def search_call(
     user, queries: list[str], vectors: dict[str, list[float]], force: int | None, embedder=None, module=None
 ):
-    """selectors.search (or `module`'s: the before tree's) at RECALL_EXACT_SCAN_MAX `force` (None: as set)."""
+    """selectors.search (or `module`'s: the before tree's) at RECALL_EXACT_SCAN_MAX `force` (None: as set), in
+    the trader's scope."""
     from recall import selectors
 
     module = module or selectors
     counter = itertools.count()
-    context = exact_max(force) if force is not None else None
 
     def call():
         query = queries[next(counter) % len(queries)]
         kwargs = {"embedder": embedder} if embedder is not None else {"query_embedding": vectors[query]}
-        if context is None:
-            return module.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
-        with context:
+        with exact_max(force) if force is not None else contextlib.nullcontext(), trader_scope(user):
             return module.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
 
     return call
@@ -856,7 +869,12 @@ def keyword_call(user, query: str):
     scope = selectors.SearchScope(user.pk)
     fetch = max(K * 4, 40)
     readable, _ = selectors.readable_chunk_counts(scope)
-    return lambda: selectors._keyword_candidates(scope, query, fetch, readable=readable)
+
+    def call():
+        with trader_scope(user):
+            return selectors._keyword_candidates(scope, query, fetch, readable=readable)
+
+    return call
 
 
 def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef: int):
@@ -952,9 +970,9 @@ def recall_check(
     overlaps, hit_overlaps, lost, fallbacks, rows_back = [], [], [], 0, []
     for query in queries:
         vector = vectors[query]
-        with exact_max(10**9):
+        with exact_max(10**9), trader_scope(user):
             exact_hits = selectors.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
-        with exact_max(setting) if setting is not None else contextlib.nullcontext():
+        with exact_max(setting) if setting is not None else contextlib.nullcontext(), trader_scope(user):
             rows, plan = module._vector_candidates(scope, module._vector_literal(vector), max(K * 4, 40))
             hits = module.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
         fallbacks += plan != "hnsw"
@@ -1131,13 +1149,15 @@ def statements_of(call: Callable[[], object]) -> list[str]:
     return [q["sql"] for q in ctx.captured_queries]
 
 
-def explain_statements(sqls: list[str], as_app_for=None) -> dict[str, list[str]]:
-    """EXPLAIN (ANALYZE, BUFFERS) of each statement a search sent, by kind; its settings statement replayed first.
-    as_app_for: a trader; each runs as the app role in the trader's scope (row-level security's policies added)."""
+def explain_statements(sqls: list[str], trader=None, as_app_for=None) -> dict[str, list[str]]:
+    """EXPLAIN (ANALYZE, BUFFERS) of each statement a search sent, by kind, in `trader`'s scope; its settings
+    statement replayed first. as_app_for: a trader; each runs as the app role in the trader's scope (row-level
+    security's policies added)."""
     from django.db import connection, transaction
 
     from access import scope
 
+    trader = trader or as_app_for
     out, pending_set = {}, None
     for sql in sqls:
         kind = statement_kind(sql)
@@ -1150,7 +1170,8 @@ def explain_statements(sqls: list[str], as_app_for=None) -> dict[str, list[str]]
             with connection.cursor() as cursor:
                 if as_app_for is not None:
                     cursor.execute(f'SET LOCAL ROLE "{APP_ROLE}"')
-                    scope.apply_to_cursor(cursor, scope.owner_scope_of(as_app_for))
+                if trader is not None:
+                    scope.apply_to_cursor(cursor, scope.owner_scope_of(trader))
                 if pending_set and kind == "hnsw":
                     cursor.execute(pending_set)
             out[kind] = explain(sql)
@@ -1454,7 +1475,7 @@ def main(argv=None) -> int:
                         f" {r['fallbacks']}/{len(QUERIES)}; fewest rows back {r['rows_min']} of 40"
                     )
                     point[label] = r
-                for ef in (40, selectors.HNSW_EF_SEARCH, 200):
+                for ef in sorted({100, 200, 400, 800, selectors.HNSW_EF_SEARCH}):
                     r = raw_recall(user, list(QUERIES), vectors, ef, reference)
                     print(
                         f"  {size:,} iterative HNSW statement at hnsw.ef_search {ef}: p50 {r['p50']:.2f} ms, p95"
@@ -1507,7 +1528,7 @@ def main(argv=None) -> int:
                             user=u, query=q, k=K, now=NOW, query_embedding=vectors[q]
                         )
                     )
-                for kind, lines in explain_statements(sqls).items():
+                for kind, lines in explain_statements(sqls, trader=main_user).items():
                     plans.setdefault(kind if kind != "kw" else "kw (question)", lines)
             with exact_max(0):
                 sqls = statements_of(
@@ -1517,7 +1538,7 @@ def main(argv=None) -> int:
                 )
             plans["hnsw (app role, RLS)"] = explain_statements(sqls, as_app_for=main_user).get("hnsw", ["?"])
             common_sql = statements_of(calls[f"{main_label} kw common"])
-            plans["kw (common)"] = explain_statements(common_sql).get("kw", ["?"])
+            plans["kw (common)"] = explain_statements(common_sql, trader=main_user).get("kw", ["?"])
             for kind, lines in plans.items():
                 print(f"  {kind}: {plan_summary(lines)}")
                 if full:

@@ -40,7 +40,7 @@ from recall.situations import SimilarSituation, render_similar_situations
 
 FTS_CANDIDATE_CAP = 2000
 FTS_ROW_SCAN_MAX = 5000  # readable chunks up to which the keyword side tests rows instead of the GIN index
-HNSW_EF_SEARCH = 100  # the iterative scan's first candidate list (bench/recall_latency.py: recall@10 and p95)
+HNSW_EF_SEARCH = 400  # the iterative scan's candidate list: recall@10 against p95 (bench/recall_latency.py)
 HNSW_SCAN_TUPLES_MIN = 2_000  # hnsw.max_scan_tuples floor: expected tuples visited x HNSW_SCAN_TUPLES_MARGIN above it
 HNSW_SCAN_TUPLES_MARGIN = 4
 HNSW_SCAN_TUPLES_MAX = 20_000  # pgvector's default: past it the exact scan of the readable rows is cheaper
