@@ -9,6 +9,7 @@ import random
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -337,6 +338,19 @@ def test_the_iterative_scan_under_row_level_security_returns_the_traders_own_nea
     mine = Chunk.objects.filter(owner=owner).values_list("start_line", "embedding")
     expected = {row[0] for row in sorted(mine, key=lambda row: -float(np.dot(row[1], query)))[:10]}
     assert len(expected & {c["startLine"] for c in citations}) >= 8
+
+
+def test_the_iterative_scans_settings_end_with_the_vector_side(owner):
+    """The SET LOCALs the iterative scan needs (enable_sort off among them) do not outlive it in the caller's
+    transaction (a request's): the rest of the request plans as usual."""
+    rng = np.random.default_rng(7)
+    _bulk_chunks(owner, 50, rng, path="mine.md")
+    with override_settings(RECALL_EXACT_SCAN_MAX=0):
+        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=_unit(rng), embedder=None)
+    assert outcome.vector_plan == "hnsw" and len(outcome.hits) == 10
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.iterative_scan')")
+        assert cursor.fetchone() == ("on", "off")
 
 
 # -- agents' writes ------------------------------------------------------------------------------
