@@ -1,8 +1,9 @@
 """How fast is recall search at 10k and 100k chunks, for one trader alone and among 200, and where should
-RECALL_EXACT_SCAN_MAX sit between the exact vector scan and HNSW?
+RECALL_EXACT_SCAN_MAX sit between the exact vector scan and pgvector's iterative HNSW scan?
 
     .venv/bin/python bench/recall_latency.py [--rounds 100] [--warmup 10] [--sizes 10000,100000]
                                              [--pool 2000] [--pool-budget 150] [--noise 0.025] [--explain]
+                                             [--before REV|self]
 
 Text. Chunks are generated, 400-800 words each (chunking's 400-800 token window) in ~14-word lines
 under a "## section" heading, from a mixture of four vocabularies with Zipf-like (1/rank) frequencies:
@@ -33,28 +34,36 @@ Measured, in process, interleaved (every label once a round, the order rotated e
 rotating through the 50 questions), embedding excluded (query_embedding= precomputed):
 
   exact / hnsw   selectors.search(backend="hybrid", k=10) with RECALL_EXACT_SCAN_MAX forced to 10**9 (exact
-                 scan) or 0 (HNSW with over-fetch; only where the over-fetch fits hnsw.ef_search <= 1000, since
-                 elsewhere the code scans exactly whatever the setting says). Per statement (execute wrapper):
-                 the keyword statement, readable_chunk_counts, the vector statement(s), loading the candidates,
-                 and the rest (Python).
+                 scan of the readable rows) or 0 (pgvector's iterative HNSW scan, falling back to exact when it
+                 comes back short). Per statement (execute wrapper): the keyword statement, readable_chunk_counts,
+                 the vector statement(s), loading the candidates, and the rest (Python).
+  before         the same search with `--before`'s recall/selectors.py (default BEFORE_REVISION, the code before
+                 the iterative scan, on PostgreSQL 18), checked out into a temporary git worktree, at the
+                 RECALL_EXACT_SCAN_MAX of that commit's settings: today's figures beside the old ones, same run;
+  as owner / as app (RLS)  the default search in a transaction as the tables' owner / as the app role in the
+                 trader's scope (row-level security's cost);
   +embed         the same search at default settings with embedder= (the query embedded inside);
   kw common/rare selectors._keyword_candidates with a query of six of the commonest terms / two rare ones;
-  hnsw@1000      (100k many) the HNSW statement at the most the code can ask (ef_search = over-fetch = 1000);
   floor          SELECT 1 (the round trip every statement pays).
 
-Then, untimed: HNSW recall (top-10 overlap with the exact answer, on the vector side with the limit search
-uses, and on the fused hits; and the cosine given up), how many rows the HNSW path returns, the HNSW
-statement at ef_search 80-1000 (sequential), the keyword side uncapped (FTS_CANDIDATE_CAP patched) for the
-common query, where the keyword statement's time goes (GIN bitmap, detoasting search_vector, ts_rank;
-and the same without the GIN index), and EXPLAIN (ANALYZE, BUFFERS) of the statements (full plans for the
-100k states, or every state with --explain).
+pg_stat_statements (preloaded in the embedded server) is reset before each state's timed rounds (the
+harness's run.statements) and its top statements printed after them (server time, shared blocks hit and
+read from the OS per call).
+
+Then, untimed: recall of the iterative scan and of the before code's vector side (top-10 overlap with the
+exact answer, on the vector side with the limit search uses, and on the fused hits; the cosine given up),
+how often the exact scan had to answer, the iterative statement at hnsw.ef_search 100 / 200 / 400 / 800 / HNSW_EF_SEARCH
+(sequential), the keyword side uncapped (FTS_CANDIDATE_CAP patched) for the common query, where the keyword
+statement's time goes (GIN bitmap, detoasting search_vector, ts_rank; and the same without the GIN index),
+and EXPLAIN (ANALYZE, BUFFERS) of the statements, the iterative one also as the app role under row-level
+security (full plans for the 100k states, or every state with --explain).
 
 Embedding: query latency (each question alone, p50/p95) and indexing throughput (services.embed_pending,
 batches of 32, on 96 pending chunks of the 10k state: chunks/s end to end and model alone).
 
-Summary: p95 <= 15 ms (embedding excluded) for every measured trader at default settings, with and without
-the keyword statement; for RECALL_EXACT_SCAN_MAX, the exact scan's cost per readable chunk and, per
-HNSW-eligible trader, the break-even readable count at the code's ef_search and at recall@10 >= 0.9.
+Summary: p95 <= 15 ms (embedding excluded) and vector recall@10 >= 0.95 for every measured trader at default
+settings, beside the before code's p95 and recall; for RECALL_EXACT_SCAN_MAX, exact against iterative per
+trader and the readable counts between which the iterative scan starts to win.
 
 A run takes ~6 minutes on 2 cores with the pool cached (the two 100k seeds ~95 s each, HNSW build ~17 s
 of that); the first run adds up to --pool-budget seconds of embedding (filling the 2,000 takes ~5-10 min).
@@ -63,13 +72,18 @@ of that); the first run adds up to --pool-budget seconds of embedding (filling t
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import datetime as dt
 import hashlib
 import itertools
 import math
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -81,6 +95,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._harness import (
     DATA_DIR,
+    REPO,
     BenchRun,
     QueryTimer,
     checkpoint,
@@ -97,10 +112,15 @@ from bench._harness import (
 )
 
 # --smoke (make test): tiny sizes, seconds; the figures mean nothing
-SMOKE = {"rounds": 2, "warmup": 1, "sizes": "2000", "pool": 24, "pool_budget": 30.0}
+SMOKE = {"rounds": 2, "warmup": 1, "sizes": "2000", "pool": 24, "pool_budget": 30.0, "before": "self"}
 
+# The last commit before the iterative HNSW scan (issue 18), on PostgreSQL 18: the "before" labels run its
+# recall/selectors.py (from a temporary git worktree) against the same tables, interleaved with today's.
+BEFORE_REVISION = "4e0344f"
+SELF = "self"  # --before self (the smoke run's): this checkout's selectors under the "before" label
+GIT = shutil.which("git") or "git"
 GOAL_MS = 15.0
-RECALL_GOAL = 0.9
+RECALL_GOAL = 0.95
 K = 10
 APP_ROLE = os.environ.get("BENCH_APP_ROLE", "memory_app")  # the service's role (DATABASE_URL's user)
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)
@@ -645,6 +665,8 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
     state.seed_s["text"] = timing["text"]
     state.seed_s["vectors"] = timing["vectors"]
     with connection.cursor() as cursor:
+        # Index builds and VACUUM of 100k rows outlast the service's statement_timeout on a busy machine.
+        cursor.execute("SET statement_timeout = 0")
         cursor.execute("SET maintenance_work_mem = '512MB'")
         for name, definition in definitions.items():
             t0 = time.perf_counter()
@@ -655,6 +677,7 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
         cursor.execute("VACUUM ANALYZE recall_documents")
         cursor.execute("VACUUM ANALYZE recall_chunks")
         checkpoint(cursor)
+        cursor.execute("RESET statement_timeout")
         state.seed_s["vacuum"] = time.perf_counter() - t0
         cursor.execute(
             "SELECT pg_size_pretty(pg_table_size('recall_chunks')),"
@@ -673,17 +696,17 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
 def statement_kind(sql: str) -> str:
     """The statements of selectors.search: keyword (_KEYWORD), readable_chunk_counts, SET LOCAL, HNSW, exact,
     loading the candidates (_CANDIDATES: the union, each scored on both sides)."""
-    if sql.startswith("SET"):
+    if sql.startswith("SET") or "set_config('hnsw." in sql:
         return "set"
     if "CROSS JOIN LATERAL" in sql or "recall_keyword_matches" in sql:
         return "kw"
     if "chunk_count" in sql or "reltuples" in sql:
         return "count"
-    if "h.distance" in sql:
+    if "h.distance" in sql or "nearest AS MATERIALIZED" in sql:  # the HNSW statement: before / today
         return "hnsw"
     if "c.id = ANY(" in sql or '"recall_chunks"."path"' in sql:
         return "load"
-    if "+ 0" in sql and "<=>" in sql:
+    if "<=>" in sql and "recall_chunks c" in sql:  # ordered by the distance + 0 (+ $n in pg_stat_statements)
         return "exact"
     return "other"
 
@@ -735,21 +758,78 @@ def exact_max(value: int):
     return override_settings(RECALL_EXACT_SCAN_MAX=value)
 
 
-def search_call(user, queries: list[str], vectors: dict[str, list[float]], force: int | None, embedder=None):
+@contextlib.contextmanager
+def trader_scope(user):
+    """A transaction in the trader's sealed scope, as a request runs (here as the tables' owner, who bypasses
+    row-level security): the keyword side's SECURITY DEFINER function (the GIN path, readable chunks above
+    FTS_ROW_SCAN_MAX) answers only for the transaction's sealed trader, and returns nothing without one."""
+    from django.db import connection, transaction
+
+    from access import scope
+
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            scope.apply_to_cursor(cursor, scope.owner_scope_of(user))
+        yield
+
+
+def search_call(
+    user, queries: list[str], vectors: dict[str, list[float]], force: int | None, embedder=None, module=None
+):
+    """selectors.search (or `module`'s: the before tree's) at RECALL_EXACT_SCAN_MAX `force` (None: as set), in
+    the trader's scope."""
     from recall import selectors
 
+    module = module or selectors
     counter = itertools.count()
-    context = exact_max(force) if force is not None else None
 
     def call():
         query = queries[next(counter) % len(queries)]
         kwargs = {"embedder": embedder} if embedder is not None else {"query_embedding": vectors[query]}
-        if context is None:
-            return selectors.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
-        with context:
-            return selectors.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
+        with exact_max(force) if force is not None else contextlib.nullcontext(), trader_scope(user):
+            return module.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
 
     return call
+
+
+@dataclass
+class Before:
+    """The pre-change code: its recall/selectors.py and the RECALL_EXACT_SCAN_MAX its settings had."""
+
+    revision: str
+    selectors: object
+    exact_scan_max: int
+    worktree: Path | None = None
+
+    def search_call(self, user, queries: list[str], vectors: dict[str, list[float]]):
+        return search_call(user, queries, vectors, self.exact_scan_max, module=self.selectors)
+
+    def close(self) -> None:
+        if self.worktree is not None:
+            subprocess.run([GIT, "worktree", "remove", "--force", str(self.worktree)], cwd=REPO, capture_output=True)
+            shutil.rmtree(self.worktree.parent, ignore_errors=True)
+
+
+def load_before(revision: str) -> Before:
+    """`revision`'s recall/selectors.py, checked out into a temporary git worktree and imported under a name of
+    its own (it imports the rest of recall from this checkout: fusion, models, situations; check that those did
+    not change between the two when you read its figures). SELF: this checkout's selectors."""
+    import importlib.util
+
+    from django.conf import settings
+
+    from recall import selectors
+
+    if revision == SELF:
+        return Before(SELF, selectors, settings.RECALL_EXACT_SCAN_MAX)
+    worktree = Path(tempfile.mkdtemp(prefix="recall-before-")) / "tree"
+    subprocess.run([GIT, "worktree", "add", "--detach", "--quiet", str(worktree), revision], cwd=REPO, check=True)
+    spec = importlib.util.spec_from_file_location("bench_before_selectors", worktree / "recall" / "selectors.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    found = re.search(r"^RECALL_EXACT_SCAN_MAX = ([\d_]+)", (worktree / "memorysite" / "settings.py").read_text(), re.M)
+    return Before(revision, module, int(found.group(1).replace("_", "")), worktree)
 
 
 def role_search_call(user, queries: list[str], vectors: dict[str, list[float]], role: str):
@@ -789,25 +869,33 @@ def keyword_call(user, query: str):
     scope = selectors.SearchScope(user.pk)
     fetch = max(K * 4, 40)
     readable, _ = selectors.readable_chunk_counts(scope)
-    return lambda: selectors._keyword_candidates(scope, query, fetch, readable=readable)
+
+    def call():
+        with trader_scope(user):
+            return selectors._keyword_candidates(scope, query, fetch, readable=readable)
+
+    return call
 
 
 def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef: int):
-    """The HNSW statement as _vector_candidates sends it, at ef_search = over-fetch = ef (pgvector's max)."""
+    """The iterative HNSW statement as _vector_candidates sends it (its max_scan_tuples), at hnsw.ef_search = ef."""
     from django.db import connection, transaction
 
     from recall import selectors
 
     scope = selectors.SearchScope(user.pk)
-    where, params = scope.sql("h")
-    sql = selectors._HNSW.format(scope=where)
+    where, params = scope.sql()
+    sql = selectors._ITERATIVE.format(scope=where)
     counter = itertools.count()
+    limit = max(K * 4, 40)
+    readable, total = selectors.readable_chunk_counts(scope)
+    max_scan_tuples = selectors.hnsw_max_scan_tuples(limit, readable, total)
 
     def call():
         v = selectors._vector_literal(vectors[queries[next(counter) % len(queries)]])
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef])
-            cursor.execute(sql, [v, v, v, ef, *params, max(K * 4, 40)])
+            cursor.execute(selectors._ITERATIVE_SETTINGS, [str(ef), str(max_scan_tuples)])
+            cursor.execute(sql, [v, *params, v, limit])
             return cursor.fetchall()
 
     return call
@@ -836,13 +924,11 @@ def measure(calls: dict[str, Callable[[], object]], rounds: int, warmup: int) ->
     }
 
 
-def hnsw_eligible(user, total_fetch: int = 40) -> tuple[int, int, int, bool]:
-    """(readable, total, over-fetch, whether the HNSW path can run) as _vector_candidates decides it."""
+def readable_share(user) -> tuple[int, int]:
+    """(readable, total) as _vector_candidates sees them."""
     from recall import selectors
 
-    readable, total = selectors.readable_chunk_counts(selectors.SearchScope(user.pk))
-    over_fetch = min(total, math.ceil(total_fetch / max(readable / total, 1e-6) * 2))
-    return readable, total, over_fetch, over_fetch <= selectors.HNSW_EF_SEARCH_MAX
+    return selectors.readable_chunk_counts(selectors.SearchScope(user.pk))
 
 
 def top_ids(rows: dict[int, float], n: int = K) -> set[int]:
@@ -870,26 +956,31 @@ def cosine_lost(exact_rows: dict[int, float], rows: dict[int, float]) -> float:
     return (sum(best) - sum(got)) / K
 
 
-def recall_check(user, queries: list[str], vectors, reference: dict[str, dict[int, float]]) -> dict[str, float]:
-    """The HNSW path (RECALL_EXACT_SCAN_MAX=0) against the exact answer, per question: top-10 overlap on the
-    vector side (limit 40, as search asks) and on the fused hits; rows it returned; fallbacks to exact."""
+def recall_check(
+    user, queries: list[str], vectors, reference: dict[str, dict[int, float]], force: int | None, before=None
+) -> dict[str, float]:
+    """The vector side at RECALL_EXACT_SCAN_MAX `force` (0: the iterative HNSW scan; None: as set), or the before
+    tree's at its setting, against the exact answer, per question: top-10 overlap on the vector side (limit 40, as
+    search asks) and on the fused hits; rows it returned; fallbacks to exact."""
     from recall import selectors
 
-    scope = selectors.SearchScope(user.pk)
+    module = before.selectors if before is not None else selectors
+    setting = before.exact_scan_max if before is not None else force
+    scope = module.SearchScope(user.pk)
     overlaps, hit_overlaps, lost, fallbacks, rows_back = [], [], [], 0, []
     for query in queries:
         vector = vectors[query]
-        with exact_max(10**9):
+        with exact_max(10**9), trader_scope(user):
             exact_hits = selectors.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
-        with exact_max(0):
-            hnsw_rows, plan = selectors._vector_candidates(scope, selectors._vector_literal(vector), max(K * 4, 40))
-            hnsw_hits = selectors.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
+        with exact_max(setting) if setting is not None else contextlib.nullcontext(), trader_scope(user):
+            rows, plan = module._vector_candidates(scope, module._vector_literal(vector), max(K * 4, 40))
+            hits = module.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
         fallbacks += plan != "hnsw"
-        rows_back.append(len(hnsw_rows))
-        overlaps.append(len(top_ids(reference[query]) & top_ids(hnsw_rows)) / K)
-        lost.append(cosine_lost(reference[query], hnsw_rows))
+        rows_back.append(len(rows))
+        overlaps.append(len(top_ids(reference[query]) & top_ids(rows)) / K)
+        lost.append(cosine_lost(reference[query], rows))
         exact_ids = {h.candidate.chunk_id for h in exact_hits}
-        hit_overlaps.append(len(exact_ids & {h.candidate.chunk_id for h in hnsw_hits}) / max(len(exact_ids), 1))
+        hit_overlaps.append(len(exact_ids & {h.candidate.chunk_id for h in hits}) / max(len(exact_ids), 1))
     return {
         "recall": sum(overlaps) / len(overlaps),
         "recall_min": min(overlaps),
@@ -901,7 +992,7 @@ def recall_check(user, queries: list[str], vectors, reference: dict[str, dict[in
 
 
 def raw_recall(user, queries: list[str], vectors, ef: int, reference: dict[str, dict[int, float]]) -> dict:
-    """The HNSW statement at ef_search = over-fetch = ef, each question once (sequential, not interleaved):
+    """The iterative HNSW statement at hnsw.ef_search = ef, each question once (sequential, not interleaved):
     rows that survive the owner filter (of 40), recall@10 and cosine lost against the exact answer, p50 ms."""
     raw_hnsw_call(user, queries, vectors, ef)()  # warm (its own question counter)
     call = raw_hnsw_call(user, queries, vectors, ef)
@@ -1058,10 +1149,15 @@ def statements_of(call: Callable[[], object]) -> list[str]:
     return [q["sql"] for q in ctx.captured_queries]
 
 
-def explain_statements(sqls: list[str]) -> dict[str, list[str]]:
-    """EXPLAIN (ANALYZE, BUFFERS) of each statement a search sent, by kind; SET LOCAL replayed first."""
+def explain_statements(sqls: list[str], trader=None, as_app_for=None) -> dict[str, list[str]]:
+    """EXPLAIN (ANALYZE, BUFFERS) of each statement a search sent, by kind, in `trader`'s scope; its settings
+    statement replayed first. as_app_for: a trader; each runs as the app role in the trader's scope (row-level
+    security's policies added)."""
     from django.db import connection, transaction
 
+    from access import scope
+
+    trader = trader or as_app_for
     out, pending_set = {}, None
     for sql in sqls:
         kind = statement_kind(sql)
@@ -1071,11 +1167,41 @@ def explain_statements(sqls: list[str]) -> dict[str, list[str]]:
         if kind not in ("kw", "count", "hnsw", "exact", "load"):
             continue
         with transaction.atomic():
-            if pending_set and kind == "hnsw":
-                with connection.cursor() as cursor:
+            with connection.cursor() as cursor:
+                if as_app_for is not None:
+                    cursor.execute(f'SET LOCAL ROLE "{APP_ROLE}"')
+                if trader is not None:
+                    scope.apply_to_cursor(cursor, scope.owner_scope_of(trader))
+                if pending_set and kind == "hnsw":
                     cursor.execute(pending_set)
             out[kind] = explain(sql)
     return out
+
+
+def print_top_statements(limit: int = 8) -> None:
+    """Where the timed rounds' server time went: pg_stat_statements' statements by total execution time (as the
+    harness's run.statements.report, plus the shared blocks each call found in shared_buffers or read from the OS)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT calls, total_exec_time, mean_exec_time, shared_blks_hit, shared_blks_read, query"
+            " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " ORDER BY total_exec_time DESC LIMIT %s",
+            [limit],
+        )
+        rows = cursor.fetchall()
+    print("pg_stat_statements over the timed rounds (server time; blocks a call: shared hit / read from the OS):")
+    print_table(
+        ["statement", "calls", "total ms", "mean ms", "hit/call", "read/call"],
+        [
+            [
+                statement_kind(query) + ": " + " ".join(query.split())[:70], calls, f"{total:,.0f}", f"{mean:.2f}",
+                f"{hit / max(calls, 1):,.0f}", f"{read / max(calls, 1):,.0f}",
+            ]
+            for calls, total, mean, hit, read, query in rows
+        ],
+    )  # fmt: skip
 
 
 # -- output ----------------------------------------------------------------------------------------------
@@ -1112,6 +1238,11 @@ def main(argv=None) -> int:
     parser.add_argument("--pool-budget", type=float, default=150.0, help="seconds a run may spend adding to the pool")
     parser.add_argument("--noise", type=float, default=0.025, help="gaussian sigma per dimension of the copies")
     parser.add_argument("--explain", action="store_true", help="full plans for every state (default: 100k states)")
+    parser.add_argument(
+        "--before",
+        default=BEFORE_REVISION,
+        help=f"the commit whose recall/selectors.py the 'before' labels run ('{SELF}': this checkout's)",
+    )
     args = parse_args(parser, argv, SMOKE)
     sizes = [int(s) for s in args.sizes.split(",")]
     run_started = time.perf_counter()
@@ -1136,8 +1267,16 @@ def main(argv=None) -> int:
         )
         print(
             f"settings: RECALL_EXACT_SCAN_MAX {settings.RECALL_EXACT_SCAN_MAX:,}, FTS_CANDIDATE_CAP"
-            f" {selectors.FTS_CANDIDATE_CAP:,}, HNSW_EF_SEARCH_MAX {selectors.HNSW_EF_SEARCH_MAX:,}, k {K}, search"
-            f" fetch {max(K * 4, 40)} a side"
+            f" {selectors.FTS_CANDIDATE_CAP:,}, FTS_ROW_SCAN_MAX {selectors.FTS_ROW_SCAN_MAX:,}, HNSW_EF_SEARCH"
+            f" {selectors.HNSW_EF_SEARCH}, hnsw.max_scan_tuples {selectors.HNSW_SCAN_TUPLES_MIN:,}-"
+            f"{selectors.HNSW_SCAN_TUPLES_MAX:,}, k {K}, search fetch {max(K * 4, 40)} a side"
+        )
+        before = load_before(args.before)
+        atexit.register(before.close)
+        print(
+            f"before: recall/selectors.py of {before.revision}"
+            + (" (this checkout: --before self)" if before.revision == SELF else " (a temporary git worktree)")
+            + f" at its RECALL_EXACT_SCAN_MAX {before.exact_scan_max:,}, interleaved with today's on the same tables"
         )
 
         # -- embeddings: the model, the queries, the pool ---------------------------------------------------
@@ -1250,16 +1389,13 @@ def main(argv=None) -> int:
 
             main_sizes = state.measured if state.single else [m for m in state.measured if m <= state.total // 20]
             calls: dict[str, Callable[[], object]] = {"floor": floor_call()}
-            eligibility = {}
+            shares = {}
             for size in state.measured:
                 user = state.owners[size]
-                eligibility[size] = hnsw_eligible(user)
-                readable, total, over_fetch, eligible = eligibility[size]
+                shares[size] = readable_share(user)
                 calls[f"{size:,} exact"] = search_call(user, list(QUERIES), vectors, 10**9)
-                if eligible:
-                    calls[f"{size:,} hnsw"] = search_call(user, list(QUERIES), vectors, 0)
-                elif state.total >= 100_000:
-                    calls[f"{size:,} hnsw@1000"] = raw_hnsw_call(user, list(QUERIES), vectors, 1000)
+                calls[f"{size:,} hnsw"] = search_call(user, list(QUERIES), vectors, 0)
+                calls[f"{size:,} before"] = before.search_call(user, list(QUERIES), vectors)
                 # Row-level security's cost: the same search as the app role (RLS) and as the owner (none).
                 calls[f"{size:,} as owner"] = role_search_call(user, list(QUERIES), vectors, _owner_role())
                 calls[f"{size:,} as app (RLS)"] = role_search_call(user, list(QUERIES), vectors, APP_ROLE)
@@ -1270,40 +1406,41 @@ def main(argv=None) -> int:
             rare_terms = " ".join(vocab.tail[3000:3002])
             calls[f"{main_label} kw rare"] = keyword_call(main_user, rare_terms)
             t0 = time.perf_counter()
+            run.statements.reset()
             results = measure(calls, args.rounds, args.warmup)
             floor = percentile(results["floor"].seconds, 50)
             print(
                 f"\n{args.rounds} rounds x {len(calls)} labels, interleaved, in {time.perf_counter() - t0:.1f}s (load"
                 f" average {os.getloadavg()[0]:.1f}); ms; kw/count/vector/load: p50 of the statements (keyword,"
-                " readable_chunk_counts, vector incl. SET LOCAL, loading candidates); rest: p50 of the call minus its"
-                " statements (Python: fusion, snippets, vector literals; the embedding for +embed); short: searches"
-                " with != k hits"
+                " readable_chunk_counts, vector incl. its settings statement, loading candidates); rest: p50 of the"
+                " call minus its statements (Python: fusion, snippets, vector literals; the embedding for +embed);"
+                f" short: searches with != k hits. exact / hnsw: RECALL_EXACT_SCAN_MAX forced to 10**9 / 0; before:"
+                f" {before.revision}'s code at its settings"
             )
             print_state_table(state, results, floor)
             for size in state.measured:
-                readable, total, over_fetch, eligible = eligibility[size]
-                default = "exact" if readable <= settings.RECALL_EXACT_SCAN_MAX or not eligible else "hnsw"
+                readable, total = shares[size]
+                default = "exact" if readable <= settings.RECALL_EXACT_SCAN_MAX else "hnsw"
                 print(
-                    f"  {size:,}: readable {readable:,} of {total:,} ({readable / total:.1%});"
-                    f" over-fetch {over_fetch:,}"
-                    + (
-                        f" -> HNSW eligible; default ({settings.RECALL_EXACT_SCAN_MAX:,}) picks {default}"
-                        if eligible
-                        else f" > {selectors.HNSW_EF_SEARCH_MAX} -> exact whatever RECALL_EXACT_SCAN_MAX says"
-                    )
+                    f"  {size:,}: readable {readable:,} of {total:,} ({readable / total:.1%}); default"
+                    f" ({settings.RECALL_EXACT_SCAN_MAX:,}) picks {default}; hnsw.max_scan_tuples"
+                    f" {selectors.hnsw_max_scan_tuples(max(K * 4, 40), readable, total):,}"
                 )
-            summary[state.name] = {"results": results, "eligibility": eligibility, "main": main_sizes}
+            if run.statements.available:
+                print_top_statements()
+            else:
+                run.statements.report(state.name)  # says why there is nothing
+            summary[state.name] = {"results": results, "shares": shares, "main": main_sizes}
 
             # Ratios.
             print()
             for size in state.measured:
                 exact = results[f"{size:,} exact"].seconds
-                if f"{size:,} hnsw" in results:
-                    hnsw = results[f"{size:,} hnsw"].seconds
-                    print(
-                        f"  {size:,}: hnsw / exact  p50 {percentile(hnsw, 50) / percentile(exact, 50):.2f}"
-                        f"  p95 {percentile(hnsw, 95) / percentile(exact, 95):.2f}"
-                    )
+                hnsw = results[f"{size:,} hnsw"].seconds
+                print(
+                    f"  {size:,}: hnsw / exact  p50 {percentile(hnsw, 50) / percentile(exact, 50):.2f}"
+                    f"  p95 {percentile(hnsw, 95) / percentile(exact, 95):.2f}"
+                )
             for size in state.measured:
                 owner_s, rls_s = results[f"{size:,} as owner"].seconds, results[f"{size:,} as app (RLS)"].seconds
                 p50 = percentile(rls_s, 50) / percentile(owner_s, 50)
@@ -1318,44 +1455,40 @@ def main(argv=None) -> int:
 
             # Untimed: recall, keyword matches, the uncapped keyword side.
             print(
-                "\nHNSW against the exact answer, the 50 questions, untimed (recall@10: top-10 overlap of the vector"
-                " side, limit 40 as search asks; lost: mean top-10 cosine the HNSW answer gives up):"
+                "\nthe vector side against the exact answer, the 50 questions, untimed (recall@10: top-10 overlap,"
+                " limit 40 as search asks; lost: mean top-10 cosine given up; fused hits: overlap of search's 10 hits"
+                " with those of an exact vector side):"
             )
             for size in state.measured:
                 user = state.owners[size]
-                readable, total, over_fetch, eligible = eligibility[size]
+                readable, total = shares[size]
                 reference = exact_reference(user, list(QUERIES), vectors)
                 point = {"state": state.name, "size": size, "readable": readable}
-                ef_used = selectors.hnsw_ef_search(over_fetch)
-                if eligible:
-                    r = recall_check(user, list(QUERIES), vectors, reference)
+                for label, check in (
+                    ("hnsw", lambda u=user, r=reference: recall_check(u, list(QUERIES), vectors, r, 0)),
+                    ("before", lambda u=user, r=reference: recall_check(u, list(QUERIES), vectors, r, None, before)),
+                ):
+                    r = check()
                     print(
-                        f"  {size:,} search with RECALL_EXACT_SCAN_MAX=0 (ef_search {ef_used}): recall@10"
-                        f" {r['recall']:.3f} (worst question {r['recall_min']:.1f}), lost {r['lost']:.4f}, fused hits"
-                        f" overlap {r['hits']:.3f}; fell back to exact {r['fallbacks']}/{len(QUERIES)}; fewest rows"
-                        f" back {r['rows_min']} of 40"
+                        f"  {size:,} {label}: recall@10 {r['recall']:.3f} (worst question {r['recall_min']:.1f}),"
+                        f" lost {r['lost']:.4f}, fused hits overlap {r['hits']:.3f}; answered by the exact scan"
+                        f" {r['fallbacks']}/{len(QUERIES)}; fewest rows back {r['rows_min']} of 40"
                     )
-                    point.update(r)
-                    point["ef_used"] = ef_used
-                    point["hnsw_p95"] = percentile(results[f"{size:,} hnsw"].seconds, 95) * 1000
-                    point["hnsw_vec"] = results[f"{size:,} hnsw"].stat("hnsw", 95) * 1000
-                    point["hnsw_vec50"] = results[f"{size:,} hnsw"].stat("hnsw", 50) * 1000
-                efs = sorted({ef_used, 200, 400, 1000}) if eligible else [1000]
-                if eligible or state.total >= 100_000:
-                    for ef in efs:
-                        r = raw_recall(user, list(QUERIES), vectors, ef, reference)
-                        print(
-                            f"  {size:,} HNSW statement at ef_search = over-fetch = {ef}: p50 {r['p50']:.2f} ms, p95"
-                            f" {r['p95']:.2f} ms; rows kept p50 {r['rows_p50']:.0f} (fewest {r['rows_min']}) of 40;"
-                            f" recall@10 {r['recall']:.3f}, lost {r['lost']:.4f}"
-                        )
-                        point.setdefault("efs", []).append((ef, r))
-                else:
-                    print(f"  {size:,}: not eligible (over-fetch {over_fetch:,} > 1000): exact")
-                point["exact_p95"] = percentile(results[f"{size:,} exact"].seconds, 95) * 1000
-                point["exact_p50"] = percentile(results[f"{size:,} exact"].seconds, 50) * 1000
-                point["exact_vec"] = results[f"{size:,} exact"].stat("exact", 95) * 1000
+                    point[label] = r
+                for ef in sorted({100, 200, 400, 800, selectors.HNSW_EF_SEARCH}):
+                    r = raw_recall(user, list(QUERIES), vectors, ef, reference)
+                    print(
+                        f"  {size:,} iterative HNSW statement at hnsw.ef_search {ef}: p50 {r['p50']:.2f} ms, p95"
+                        f" {r['p95']:.2f} ms; rows p50 {r['rows_p50']:.0f} (fewest {r['rows_min']}) of 40;"
+                        f" recall@10 {r['recall']:.3f}, lost {r['lost']:.4f}"
+                    )
+                    point.setdefault("efs", {})[ef] = r
+                for label in ("exact", "hnsw", "before"):
+                    m = results[f"{size:,} {label}"]
+                    point[f"{label}_p50"] = percentile(m.seconds, 50) * 1000
+                    point[f"{label}_p95"] = percentile(m.seconds, 95) * 1000
                 point["exact_vec50"] = results[f"{size:,} exact"].stat("exact", 50) * 1000
+                point["hnsw_vec50"] = results[f"{size:,} hnsw"].stat("hnsw", 50) * 1000
                 sweep_points.append(point)
             readable_common, table_common = keyword_matches(main_user, COMMON_QUERY)
             readable_rare, table_rare = keyword_matches(main_user, rare_terms)
@@ -1395,10 +1528,17 @@ def main(argv=None) -> int:
                             user=u, query=q, k=K, now=NOW, query_embedding=vectors[q]
                         )
                     )
-                for kind, lines in explain_statements(sqls).items():
+                for kind, lines in explain_statements(sqls, trader=main_user).items():
                     plans.setdefault(kind if kind != "kw" else "kw (question)", lines)
+            with exact_max(0):
+                sqls = statements_of(
+                    lambda q=query, u=main_user: selectors.search(
+                        user=u, query=q, k=K, now=NOW, query_embedding=vectors[q]
+                    )
+                )
+            plans["hnsw (app role, RLS)"] = explain_statements(sqls, as_app_for=main_user).get("hnsw", ["?"])
             common_sql = statements_of(calls[f"{main_label} kw common"])
-            plans["kw (common)"] = explain_statements(common_sql).get("kw", ["?"])
+            plans["kw (common)"] = explain_statements(common_sql, trader=main_user).get("kw", ["?"])
             for kind, lines in plans.items():
                 print(f"  {kind}: {plan_summary(lines)}")
                 if full:
@@ -1406,50 +1546,51 @@ def main(argv=None) -> int:
                         print(f"      {line}")
 
         # -- across states ----------------------------------------------------------------------------------
-        print("\n=== summary (search, embedding excluded; default settings pick the plan per trader) ===")
+        print(
+            "\n=== summary (search, embedding excluded; default settings pick the plan per trader; before:"
+            f" {before.revision}'s code at its settings, same run, same tables) ==="
+        )
         goal_rows = []
+        points = {(p["state"], p["size"]): p for p in sweep_points}
         for state in states:
             info = summary[state.name]
             for size in info["main"] if not state.single else state.measured:
-                readable, total, over_fetch, eligible = info["eligibility"][size]
-                plan = "hnsw" if eligible and readable > settings.RECALL_EXACT_SCAN_MAX else "exact"
+                readable, total = info["shares"][size]
+                plan = "hnsw" if readable > settings.RECALL_EXACT_SCAN_MAX else "exact"
                 m = info["results"][f"{size:,} {plan}"]
+                old = info["results"][f"{size:,} before"]
                 p95 = percentile(m.seconds, 95) * 1000
                 no_kw = [
                     total - sum(s for k, s in call if k == "kw")
                     for total, call in zip(m.seconds, m.statements, strict=True)
                 ]
+                point = points[(state.name, size)]
+                recall = point[plan]["recall"] if plan == "hnsw" else 1.0
                 goal_rows.append(
                     [
                         state.name, f"{size:,}", f"{readable / total:.1%}", plan, *timing_cells(m.seconds),
-                        ms(percentile(no_kw, 50)), ms(percentile(no_kw, 95)),
+                        ms(percentile(no_kw, 50)), ms(percentile(no_kw, 95)), f"{recall:.3f}",
+                        ms(percentile(old.seconds, 50)), ms(percentile(old.seconds, 95)),
+                        f"{point['before']['recall']:.3f}",
                     ]
                 )  # fmt: skip
                 print(ratio_line(f"{state.name}, trader {size:,} ({plan}) p95", p95, GOAL_MS, " ms"))
+                verdict = "ok" if recall >= RECALL_GOAL else f"MISSED by {RECALL_GOAL - recall:.3f}"
+                label = f"{state.name}, trader {size:,} ({plan}) recall@10"
+                print(f"{label:<52} {recall:7.3f}      goal >= {RECALL_GOAL:g}   {verdict}")
         print()
         print_table(
-            ["state", "trader", "share", "plan", "p50", "p95", "p99", "mean", "p50 w/o kw stmt", "p95 w/o kw stmt"],
+            [
+                "state", "trader", "share", "plan", "p50", "p95", "p99", "mean", "p50 w/o kw stmt", "p95 w/o kw stmt",
+                "recall@10", "before p50", "before p95", "before recall@10",
+            ],
             goal_rows,
-        )
+        )  # fmt: skip
         print("\nwith the query embedded inside search (embedder=, default settings):")
         for state in states:
             label = next(label for label in summary[state.name]["results"] if label.endswith("+embed"))
             m = summary[state.name]["results"][label]
             print(f"  {state.name} {label}: {' / '.join(timing_cells(m.seconds))} ms (p50/p95/p99/mean)")
-        by_state = {st.name: summary[st.name]["results"] for st in states}
-        if len(sizes) > 1:
-            small, big = sizes[0] // 1000, sizes[-1] // 1000
-            for label_small, label_big, what in (
-                (f"{sizes[0]:,} exact", f"{sizes[-1]:,} exact", "single, exact"),
-                (f"{sizes[0]:,} hnsw", f"{sizes[-1]:,} hnsw", "single, hnsw"),
-            ):
-                a = by_state[f"{small}k single"].get(label_small)
-                b = by_state[f"{big}k single"].get(label_big)
-                if a and b:
-                    print(
-                        f"  {big}k/{small}k {what}: p50 {percentile(b.seconds, 50) / percentile(a.seconds, 50):.2f}x,"
-                        f" p95 {percentile(b.seconds, 95) / percentile(a.seconds, 95):.2f}x"
-                    )
 
         print("\n=== RECALL_EXACT_SCAN_MAX ===")
         rows = []
@@ -1457,74 +1598,32 @@ def main(argv=None) -> int:
             rows.append(
                 [
                     p["state"], f"{p['size']:,}", f"{p['readable']:,}", f"{p['exact_p50']:.2f}",
-                    f"{p['exact_p95']:.2f}",
-                    f"{p['exact_vec50']:.2f}", f"{p['exact_vec']:.2f}",
-                    f"{p['hnsw_p95']:.2f}" if "hnsw_p95" in p else "-",
-                    f"{p['hnsw_vec50']:.2f}" if "hnsw_vec50" in p else "-",
-                    f"{p['recall']:.3f}" if "recall" in p else "-",
+                    f"{p['exact_p95']:.2f}", f"{p['exact_vec50']:.2f}", f"{p['hnsw_p50']:.2f}", f"{p['hnsw_p95']:.2f}",
+                    f"{p['hnsw_vec50']:.2f}",
+                    f"{p['hnsw']['recall']:.3f}", f"{p['hnsw']['fallbacks']}",
                 ]
             )  # fmt: skip
         print_table(
             [
-                "state", "trader", "readable", "exact p50", "exact p95", "exact stmt p50", "exact stmt p95",
-                "hnsw p95", "hnsw stmt p50", "hnsw recall@10",
+                "state", "trader", "readable", "exact p50", "exact p95", "exact stmt p50", "hnsw p50", "hnsw p95",
+                "hnsw stmt p50", "hnsw recall@10", "hnsw fell back",
             ],
             rows,
         )  # fmt: skip
-        per_row = {id(p): p["exact_vec50"] / p["readable"] for p in sweep_points}
+        faster = [p for p in sweep_points if p["hnsw_p95"] < p["exact_p95"] and p["hnsw"]["recall"] >= RECALL_GOAL]
+        slower = [p for p in sweep_points if p not in faster]
+        faster_counts = ", ".join(f"{p['readable']:,}" for p in faster) or "none"
+        slower_counts = ", ".join(f"{p['readable']:,}" for p in slower) or "none"
         print(
-            "exact vector statement p50 per readable chunk: "
-            + ", ".join(f"{p['state']} {p['size']:,}: {per_row[id(p)] * 1000:.2f} us" for p in sweep_points)
+            f"the iterative scan beats the exact one (p95, recall@10 >= {RECALL_GOAL}) for readable counts"
+            f" {faster_counts}; not for {slower_counts}"
         )
+        highest_slower = max((p["readable"] for p in slower), default=0)
+        lowest_faster = min((p["readable"] for p in faster), default=0)
         print(
-            "break-even: the readable count whose exact scan (at that table's cost per chunk) costs what the HNSW"
-            " statement costs (p50), per HNSW-eligible trader:"
+            f"break-even at recall >= {RECALL_GOAL}: between {highest_slower:,} and {lowest_faster:,} readable chunks"
+            f" (RECALL_EXACT_SCAN_MAX is {settings.RECALL_EXACT_SCAN_MAX:,})"
         )
-        at_goal, at_best = [], []
-        for p in sweep_points:
-            if "recall" not in p:
-                continue
-            cost = per_row[id(p)]
-            efs = dict(p.get("efs", []))
-            used = efs.get(p["ef_used"])
-            reaching = [(ef, r) for ef, r in sorted(efs.items()) if r["recall"] >= RECALL_GOAL and r["rows_min"] >= 40]
-            best_ef, best = max(efs.items(), key=lambda item: (item[1]["recall"], -item[0]))
-            parts = []
-            if used:
-                parts.append(
-                    f"at the code's ef_search {p['ef_used']}: {used['p50']:.2f} ms, recall {used['recall']:.3f}"
-                    f" -> {used['p50'] / cost:,.0f}"
-                )
-            if reaching:
-                ef, r = reaching[0]
-                at_goal.append(r["p50"] / cost)
-                parts.append(
-                    f"recall >= {RECALL_GOAL} from ef_search {ef}: {r['p50']:.2f} ms -> {r['p50'] / cost:,.0f}"
-                )
-            else:
-                at_best.append(best["p50"] / cost)
-                parts.append(
-                    f"recall never >= {RECALL_GOAL} (best {best['recall']:.3f} at ef_search {best_ef}:"
-                    f" {best['p50']:.2f} ms -> {best['p50'] / cost:,.0f})"
-                )
-            print(f"  {p['state']} {p['size']:,} (exact {p['exact_vec50']:.2f} ms): " + "; ".join(parts))
-        min_share = 2 * max(K * 4, 40) / selectors.HNSW_EF_SEARCH_MAX
-        print(
-            f"RECALL_EXACT_SCAN_MAX is now {settings.RECALL_EXACT_SCAN_MAX:,}; it only decides for traders whose"
-            f" over-fetch fits ef_search <= {selectors.HNSW_EF_SEARCH_MAX} (share >= {min_share:.0%} of the table),"
-            " the others always scan exactly."
-        )
-        if at_goal:
-            print(
-                f"break-even at recall >= {RECALL_GOAL}: {', '.join(f'{x:,.0f}' for x in at_goal)} readable chunks"
-                + (
-                    f"; where the goal is not reached, at the best recall: {', '.join(f'{x:,.0f}' for x in at_best)}"
-                    if at_best
-                    else ""
-                )
-            )
-        else:
-            print(f"HNSW never reached recall {RECALL_GOAL}: by that criterion keep the exact scan")
         print(f"\ntotal run {time.perf_counter() - run_started:.0f}s")
     return 0
 

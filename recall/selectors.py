@@ -9,12 +9,12 @@ Search runs two owner-scoped candidate queries and fuses them in Python (recall.
   since through the GIN index a common term reads every owner's postings first (above it, the GIN
   path runs in the SECURITY DEFINER function `recall_keyword_matches`, recall/row_security.py: row-level
   security would otherwise keep the index from serving `@@`);
-- vector: cosine distance over pgvector. pgvector applies a WHERE filter *after* its HNSW scan, so a
-  filtered HNSW query returns too few rows when the trader's rows are a small share of the table.
-  When the readable chunk count is at most ``RECALL_EXACT_SCAN_MAX`` the query scans those rows exactly
-  (through the owner index, no HNSW); above it, HNSW with ``hnsw.ef_search`` raised and an
-  over-fetch proportional to the trader's share, falling back to the exact scan when the filtered
-  result is still short. Either way the caller gets k rows whenever k exist.
+- vector: cosine distance over pgvector. A trader with at most ``RECALL_EXACT_SCAN_MAX`` readable chunks
+  has them scanned exactly (through the owner index, no HNSW); above it, pgvector 0.8's iterative HNSW
+  scan (``hnsw.iterative_scan = relaxed_order``) applies the scope as it walks the graph and keeps going
+  until ``limit`` rows pass it (or ``hnsw.max_scan_tuples``), re-sorted by distance outside a
+  materialized CTE; when it still comes back short (a scope far narrower than its chunk count says,
+  e.g. one deployment's), the exact scan answers. Either way the caller gets k rows whenever k exist.
 
 A document with no owner is global (staff playbooks, runbooks) and readable by every trader.
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import re
 import time
 from collections.abc import Sequence
@@ -41,8 +40,10 @@ from recall.situations import SimilarSituation, render_similar_situations
 
 FTS_CANDIDATE_CAP = 2000
 FTS_ROW_SCAN_MAX = 5000  # readable chunks up to which the keyword side tests rows instead of the GIN index
-HNSW_EF_SEARCH_MAX = 1000
-HNSW_EF_SEARCH_MIN = 200
+HNSW_EF_SEARCH = 400  # the iterative scan's candidate list: recall@10 against p95 (bench/recall_latency.py)
+HNSW_SCAN_TUPLES_MIN = 2_000  # hnsw.max_scan_tuples floor: expected tuples visited x HNSW_SCAN_TUPLES_MARGIN above it
+HNSW_SCAN_TUPLES_MARGIN = 4
+HNSW_SCAN_TUPLES_MAX = 20_000  # pgvector's default: past it the exact scan of the readable rows is cheaper
 SNIPPET_CHARS = 700
 SNIPPET_LEAD = 160  # characters of context kept before the first query term
 _STOPWORDS = (
@@ -238,17 +239,27 @@ _EXACT = """
     ORDER BY (c.embedding <=> %s::vector) + 0, c.id
     LIMIT %s
 """
-_HNSW = """
-    SELECT h.id, h.cosine FROM (
-        SELECT c.id, c.owner_id, c.deployment_id, c.source, 1 - (c.embedding <=> %s::vector) AS cosine,
-               c.embedding <=> %s::vector AS distance
-        FROM recall_chunks c
+# pgvector 0.8's iterative scan: the scope (and row-level security's policies) filter rows as the HNSW scan
+# yields them, and the scan resumes from its discarded candidates until `limit` rows pass. relaxed_order
+# yields them slightly out of order, so the materialized CTE (which the planner cannot flatten into the
+# outer query) keeps the index scan's LIMIT and the outer ORDER BY puts them back in distance order.
+# enable_sort off: the planner's cost of HNSW grows with ef_search while it thinks a distance costs next to
+# nothing, so at a high ef_search it takes an exact scan and sort of every readable row (14 ms for 10k
+# chunks instead of 2); off, the only plan without a sort below the CTE is the HNSW index scan. The
+# settings end with _vector_candidates' savepoint, not the caller's transaction.
+_ITERATIVE_SETTINGS = (
+    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true),"
+    " set_config('hnsw.max_scan_tuples', %s, true), set_config('enable_sort', 'off', true)"
+)
+_ITERATIVE = """
+    WITH nearest AS MATERIALIZED (
+        SELECT c.id, c.embedding <=> %s::vector AS distance FROM recall_chunks c
+        WHERE c.embedding IS NOT NULL AND {scope}
         ORDER BY c.embedding <=> %s::vector
         LIMIT %s
-    ) AS h
-    WHERE {scope}
-    ORDER BY h.distance, h.id
-    LIMIT %s
+    )
+    SELECT n.id, 1 - n.distance AS cosine FROM nearest n
+    ORDER BY n.distance, n.id
 """
 
 
@@ -268,10 +279,12 @@ def readable_chunk_counts(scope: SearchScope) -> tuple[int, int]:
     return count, max(count, estimate)
 
 
-def hnsw_ef_search(over_fetch: int) -> int:
-    """HNSW returns at most ef_search rows: at least the over-fetch, and never under
-    ``HNSW_EF_SEARCH_MIN`` (recall@10 0.85 → 0.93 at 10k chunks for +0.3 ms; bench/recall_latency.py)."""
-    return max(HNSW_EF_SEARCH_MIN, over_fetch)
+def hnsw_max_scan_tuples(limit: int, readable: int, total: int) -> int:
+    """How far the iterative scan may walk before it gives up (and the exact scan answers): the tuples it
+    expects to visit for ``limit`` rows at the scope's share of the table, with a margin, within
+    [HNSW_SCAN_TUPLES_MIN, HNSW_SCAN_TUPLES_MAX]."""
+    expected = limit * total / max(readable, 1)
+    return int(min(HNSW_SCAN_TUPLES_MAX, max(HNSW_SCAN_TUPLES_MIN, expected * HNSW_SCAN_TUPLES_MARGIN)))
 
 
 def _vector_candidates(
@@ -279,17 +292,16 @@ def _vector_candidates(
 ) -> tuple[dict[int, float], str]:
     where, params = scope.sql()
     readable, total = counts or readable_chunk_counts(scope)
-    with transaction.atomic(), connection.cursor() as cursor:
-        if readable > settings.RECALL_EXACT_SCAN_MAX and total:
-            share = readable / total
-            over_fetch = min(total, math.ceil(limit / max(share, 1e-6) * 2))
-            if over_fetch <= HNSW_EF_SEARCH_MAX:
-                cursor.execute("SET LOCAL hnsw.ef_search = %s", [hnsw_ef_search(over_fetch)])
-                where_h, params_h = scope.sql("h")
-                cursor.execute(_HNSW.format(scope=where_h), [vector, vector, vector, over_fetch, *params_h, limit])
-                rows = cursor.fetchall()
-                if len(rows) >= limit:
-                    return {row[0]: float(row[1]) for row in rows}, "hnsw"
+    if readable > settings.RECALL_EXACT_SCAN_MAX:
+        with transaction.atomic(), connection.cursor() as cursor:
+            max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
+            cursor.execute(_ITERATIVE_SETTINGS, [str(HNSW_EF_SEARCH), str(max_scan_tuples)])
+            cursor.execute(_ITERATIVE.format(scope=where), [vector, *params, vector, limit])
+            rows = cursor.fetchall()
+            transaction.set_rollback(True)  # a read-only savepoint: rolling it back ends the SET LOCALs with it
+        if len(rows) >= limit:
+            return {row[0]: float(row[1]) for row in rows}, "hnsw"
+    with connection.cursor() as cursor:
         cursor.execute(_EXACT.format(scope=where), [vector, *params, vector, limit])
         return {row[0]: float(row[1]) for row in cursor.fetchall()}, "exact"
 

@@ -9,10 +9,12 @@ import random
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from access import scope
 from recall import selectors, services
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus
@@ -298,6 +300,57 @@ def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_s
         assert got == [row[0] for row in expected]
     else:
         assert len(set(got) & {row[0] for row in expected}) >= 8  # HNSW is approximate
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_iterative_scan_under_row_level_security_returns_the_traders_own_nearest(owner):
+    """In the trader's scope (the app role, row-level security, not elevated), 1,900 other traders' chunks
+    lie nearer the query than any of the trader's 100: the iterative HNSW scan walks past them all and
+    returns 10 of the trader's own, the nearest (HNSW is approximate: 8 of the exact 10 at least)."""
+    rng = np.random.default_rng(5)
+    query = np.asarray(_unit(rng))
+    for n in range(19):
+        crowd = UserFactory()
+        document = Document.objects.create(
+            owner=crowd, path=f"crowd-{n}.md", source="workspace", content="x", content_hash="0" * 64, chunk_count=100
+        )
+        near = query + rng.normal(scale=0.02, size=(100, 384))
+        Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    document=document, owner=crowd, source="workspace", path=document.path, ordinal=i,
+                    start_line=i + 1, end_line=i + 1, text=f"row {i}", token_count=2, content_hash=f"{i:064x}",
+                    embedding=(vector / np.linalg.norm(vector)).tolist(),
+                )
+                for i, vector in enumerate(near)
+            ]
+        )  # fmt: skip
+    _bulk_chunks(owner, 100, rng, path="mine.md")
+    with owner_connection() as table_owner:
+        table_owner.execute("ANALYZE recall_chunks")
+    with override_settings(RECALL_EXACT_SCAN_MAX=0), scope.entered(scope.owner_scope_of(owner)):
+        assert Chunk.objects.count() == 100  # row-level security is what the scan runs under
+        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=query.tolist(), embedder=None)
+    assert outcome.vector_plan == "hnsw"  # the iterative scan answered, not the exact fallback
+    citations = outcome.citations()
+    assert len(citations) == 10
+    assert {c["path"] for c in citations} == {"mine.md"}
+    mine = Chunk.objects.filter(owner=owner).values_list("start_line", "embedding")
+    expected = {row[0] for row in sorted(mine, key=lambda row: -float(np.dot(row[1], query)))[:10]}
+    assert len(expected & {c["startLine"] for c in citations}) >= 8
+
+
+def test_the_iterative_scans_settings_end_with_the_vector_side(owner):
+    """The SET LOCALs the iterative scan needs (enable_sort off among them) do not outlive it in the caller's
+    transaction (a request's): the rest of the request plans as usual."""
+    rng = np.random.default_rng(7)
+    _bulk_chunks(owner, 50, rng, path="mine.md")
+    with override_settings(RECALL_EXACT_SCAN_MAX=0):
+        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=_unit(rng), embedder=None)
+    assert outcome.vector_plan == "hnsw" and len(outcome.hits) == 10
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.iterative_scan')")
+        assert cursor.fetchone() == ("on", "off")
 
 
 # -- agents' writes ------------------------------------------------------------------------------
