@@ -351,7 +351,9 @@ class _Postgres(_Server):
             f"-c unix_socket_directories='{self.paths.socket_dir}' "
             "-c unix_socket_permissions=0700 "
             "-c max_connections=200 "
-            "-c shared_buffers=128MB "
+            # Recall's HNSW index and chunk rows are read per search: at 128MB a 100k-chunk table (~0.9 GB with its
+            # index) came from the OS page cache, ~2,400 blocks a search (bench/recall_latency.py). Touched lazily.
+            "-c shared_buffers=512MB "
             # Where the time goes, for the benchmarks and operators (CREATE EXTENSION in ready()).
             "-c shared_preload_libraries=pg_stat_statements "
             "-c pg_stat_statements.track=all"
