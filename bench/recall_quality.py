@@ -1,18 +1,22 @@
 """How well do fts, vector and hybrid search find what a trading agent's memory holds? recall@10 and nDCG@10.
 
     .venv/bin/python bench/recall_quality.py [--collection trading_recall] [--k 10] [--per-query]
-                                             [--max-queries N] [--max-docs N]
+                                             [--max-queries N] [--max-docs N] [--scores-json FILE]
 
 The fusion weights should be chosen on data, not taste: this measures every backend of
 recall.selectors.search on a retrieval collection with relevance judgments, available offline.
 
 Collection (bench/_collections.py): by default `trading_recall`, committed in bench/collections/
 (172 documents of a trading agent's memory, 66 queries judged 1-2, each tagged keyword, paraphrase or
-mixed in its metadata; synthetic and LLM-written, see its README.md). `fiqa`, `scifact`, ... run when
-their BEIR files have been placed in .data/bench-collections/<name>/data/ (no package registry ships
-them). --max-queries keeps the first N judged queries and --max-docs the first N documents plus every
-document judged for a kept query, for the large public collections (embedding 57,000 FiQA posts takes
-hours on 2 cores).
+mixed in its metadata; synthetic and LLM-written, see its README.md). `python_docs` is text nobody here
+wrote: the sections of the Python 3.11 documentation from Debian's python3.11-doc package (fetched once
+with apt-get download into .data/bench-collections/), queried by their headings and first sentences
+(kinds "heading" and "sentence"; bench/_python_docs.py); ~2,900 documents, ~3,800 queries, so use the
+caps below. `fiqa`, `scifact`, ... run when their BEIR files have been placed in
+.data/bench-collections/<name>/data/ (no package registry ships them). --max-queries keeps the first N
+judged queries and --max-docs the first N documents plus every document judged for a kept query, for the
+large public collections (embedding 57,000 FiQA posts takes hours on 2 cores; python_docs' order is a
+seeded shuffle, so the first N are a fixed random sample).
 
 Setup (as the other benchmarks: bench/_harness.py): embedded PostgreSQL, a fresh scratch database,
 migrations, one trader. Every document becomes the workspace document `corpus/<doc id>.md` with the
@@ -30,7 +34,9 @@ over the queries, overall and per query kind.
 Prints the table (config -> recall@10, nDCG@10, overall and per kind), the best w_fts on nDCG@10
 (overall and per kind), hybrid at 0.5/0.5 against fts and against vector (ratios of the means, and
 per-query wins/ties/losses on nDCG@10), the configured default, and search latency (p50 per config,
-the query embedding excluded; indicative only). --per-query adds
+the query embedding excluded; indicative only). --scores-json writes every config's per-query recall and
+nDCG to a file (bench/_compare_scores.py compares two such files, e.g. EMBEDDINGS_PRECISION=fp32 against
+int8, query by query). --per-query adds
 each query's nDCG@10 for fts, vector and hybrid 0.5/0.5. Deterministic: documents, queries and
 configurations in a fixed order, ties broken by chunk id. ~1 minute on 2 cores for trading_recall.
 """
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -150,10 +157,11 @@ def index_collection(coll: Collection, owner, embedder) -> tuple[dict[str, str],
         raise BenchError(f"embedded {embedded} of {chunks} chunks")
     with_more = Chunk.objects.filter(owner=owner, ordinal__gt=0).values("document_id").distinct().count()
     docs = len(coll.docs)
+    precision = f", precision {embedder.precision}" if getattr(embedder, "precision", None) else ""
     lines = [
         f"  indexed {docs} documents -> {chunks} chunks ({with_more} documents with more than one chunk)",
         f"  document_upsert: {upsert_s:.2f} s ({docs / upsert_s:.0f} documents/s)",
-        f"  model load ({getattr(embedder, 'name', type(embedder).__name__)}): {load_s:.2f} s",
+        f"  model load ({getattr(embedder, 'name', type(embedder).__name__)}{precision}): {load_s:.2f} s",
         f"  embed_pending: {embed_s:.2f} s ({chunks / embed_s:.1f} chunks/s)",
         f"  indexing total: {upsert_s + load_s + embed_s:.2f} s",
     ]
@@ -337,6 +345,20 @@ def report(coll, scores, seconds, embed_seconds, k: int, per_query: bool) -> Non
         print_table(["query", "kind", "fts", "vector", "hyb .5", "text"], rows)
 
 
+def save_scores(path: Path, coll: Collection, scores, k: int, precision: str | None) -> None:
+    payload = {
+        "collection": coll.name,
+        "source": coll.source_package,
+        "documents": len(coll.docs),
+        "k": k,
+        "precision": precision,
+        "kinds": {qid: kind_of(coll, qid) for qid in coll.queries},
+        "scores": {label: {qid: list(pair) for qid, pair in per_query.items()} for label, per_query in scores.items()},
+    }
+    path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    print(f"per-query scores written to {path}")
+
+
 # -- main ------------------------------------------------------------------------------------------------
 
 
@@ -347,6 +369,12 @@ def main(argv=None) -> int:
     parser.add_argument("--max-queries", type=int, default=None)
     parser.add_argument("--max-docs", type=int, default=None)
     parser.add_argument("--per-query", action="store_true", help="each query's nDCG for fts, vector, hybrid 0.5/0.5")
+    parser.add_argument(
+        "--scores-json",
+        type=Path,
+        default=None,
+        help="also write every config's per-query (recall, nDCG) to this file, to compare two runs query by query",
+    )
     args = parse_args(parser, argv, SMOKE)
     if args.k < 1:
         parser.error("--k must be at least 1")
@@ -380,6 +408,8 @@ def main(argv=None) -> int:
         print(f"  {searches} searches ({len(configs())} configs x {len(coll.queries)} queries) in "
               f"{time.perf_counter() - started:.1f} s")  # fmt: skip
         report(coll, scores, seconds, embed_seconds, args.k, args.per_query)
+        if args.scores_json is not None:
+            save_scores(args.scores_json, coll, scores, args.k, getattr(embedder, "precision", None))
     return 0
 
 
