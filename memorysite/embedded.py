@@ -429,6 +429,7 @@ class _Redis(_Server):
 
     def _start(self) -> None:
         executable = redis_server_executable()
+        logger.info("redis: starting %s", executable)
         self.paths.redis_dir.mkdir(parents=True, exist_ok=True)
         self.paths.socket_dir.mkdir(mode=0o700, exist_ok=True)
         config = self.paths.redis_dir / "redis.conf"
