@@ -15,9 +15,12 @@ OWNER_COMMANDS = frozenset({"createsuperuser", "changepassword"})
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memorysite.settings")
-    from memorysite.embedded import ensure_for_process
+    from memorysite.embedded import EmbeddedServiceError, ensure_for_process
 
-    ensure_for_process()
+    try:
+        ensure_for_process()
+    except EmbeddedServiceError as exc:  # e.g. a data directory of another PostgreSQL major: say what to do
+        sys.exit(f"error: {exc}")
     from django.core.management import execute_from_command_line
 
     if len(sys.argv) > 1 and sys.argv[1] in OWNER_COMMANDS:

