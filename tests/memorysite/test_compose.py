@@ -29,7 +29,7 @@ def test_it_runs_pgvector_postgres_18_the_embedded_major_and_redis_7(compose):
     services = compose["services"]
     assert services["postgres"]["image"] == f"pgvector/pgvector:pg{POSTGRES_MAJOR}"
     # 18's image keeps its data under the mount, in /var/lib/postgresql/18/docker; pg_stat_statements preloaded.
-    assert [volume.split(":")[1] for volume in services["postgres"]["volumes"]][0] == "/var/lib/postgresql"
+    assert next(volume.split(":")[1] for volume in services["postgres"]["volumes"]) == "/var/lib/postgresql"
     assert "shared_preload_libraries=pg_stat_statements" in services["postgres"]["command"]
     assert services["redis"]["image"] == "redis:7"
     assert {"web", "worker", "beat"} <= set(services)
