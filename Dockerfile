@@ -1,5 +1,5 @@
 # Image for docker-compose.yml's web, worker and beat services (production profile: DEBUG=false).
-FROM python:3.11-slim
+FROM python:3.13-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app

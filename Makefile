@@ -1,5 +1,8 @@
 # The two commands a new user needs: `make run` and `make test` (see README.md).
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The newest of python3.13, python3.12 and python3.11 that runs here (a pyenv shim for a version it has not
+# selected is on the PATH but does not run); PYTHON=/path/to/python3.x overrides. Used only to create .venv.
+PYTHON_CANDIDATES := python3.13 python3.12 python3.11
+PYTHON ?= $(firstword $(foreach candidate,$(PYTHON_CANDIDATES),$(shell $(candidate) -c '' >/dev/null 2>&1 && command -v $(candidate))))
 VENV := .venv
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
@@ -10,7 +13,15 @@ MYPY = $(VENV)/bin/mypy || { echo "mypy: checking again without the incremental 
 .PHONY: run test test-fast browser lint typecheck format bench clean-data upgrade-data
 
 $(VENV)/bin/python:
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (set PYTHON=/path/to/python3.11)")'
+	@if [ -z "$(PYTHON)" ]; then \
+		echo "error: Python 3.11, 3.12 or 3.13 is required, and none of $(PYTHON_CANDIDATES) runs here;" \
+			"install one, or set PYTHON=/path/to/python3.x" >&2; \
+		exit 1; \
+	fi
+	@command -v "$(PYTHON)" >/dev/null 2>&1 || { echo "error: PYTHON=$(PYTHON) is not a command" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(0 if (3, 11) <= v[:2] <= (3, 13) else \
+		f"error: Python 3.11, 3.12 or 3.13 is required; $(PYTHON) is {v.major}.{v.minor} (set PYTHON=/path/to/python3.x)")'
+	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) -c 'import platform; print(platform.python_version())'))"
 	$(PYTHON) -m venv $(VENV)
 
 $(RUNTIME_STAMP): requirements.txt requirements-models.txt | $(VENV)/bin/python

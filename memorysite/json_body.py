@@ -20,7 +20,8 @@ LONE_SURROGATE = "must not contain unpaired surrogates (\\ud800-\\udfff): they a
 LONE_SURROGATE_IN_KEY = "keys must not contain unpaired surrogates (\\ud800-\\udfff): they are not Unicode text"
 NOT_FINITE = "must be a finite number"
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+# An unterminated string (the tail of malformed text) runs to the end in one match: no retry from each later quote.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?')
 _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 _BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 # A surrogate can only arrive as a \uD800-\uDFFF escape (UTF-8 cannot encode one): without one in the
@@ -53,6 +54,10 @@ def parse_json(raw: bytes, encoding: str = "utf-8"):
     except RecursionError:  # C json recurses per level: 5,000 levels never parse
         raise exceptions.ParseError(TOO_DEEP) from None
     except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        # Python 3.13's parser goes deeper than 3.11's and 3.12's before its RecursionError (5,000 levels
+        # fail as malformed there): how deep the text it read nests says "too deep" on every version alike.
+        if isinstance(exc, json.JSONDecodeError) and _nesting(exc.doc[: exc.pos]) > MAX_JSON_DEPTH:
+            raise exceptions.ParseError(TOO_DEEP) from None
         raise exceptions.ParseError(f"JSON parse error - {exc}") from None
     if _nesting(text) > MAX_JSON_DEPTH:
         raise exceptions.ParseError(TOO_DEEP)
@@ -62,8 +67,8 @@ def parse_json(raw: bytes, encoding: str = "utf-8"):
 
 
 def _nesting(text: str) -> int:
-    """How deep arrays and objects nest in `text`, valid JSON (brackets inside strings do not count; on
-    malformed text, an unterminated string would make _STRING quadratic)."""
+    """How deep arrays and objects nest in `text`: valid JSON, or what the parser read of malformed JSON
+    (brackets inside strings do not count; one string may be unterminated, at the end)."""
     brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
     return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
 

@@ -42,8 +42,10 @@ def test_it_parses_ordinary_json_and_keeps_valid_surrogate_pairs():
         '{"a":' * 5000,  # the parser's own recursion fails first (was a RecursionError: a 500)
         "[" * 100_000,
         '{"x": ' + nested(MAX_JSON_DEPTH) + "}",
+        "[" * 100,  # malformed, and past the limit before it breaks: too deep on every Python, 3.13's deeper parser too
+        '{"a": "x", "b": ' * 200 + '"unterminated',
     ],
-    ids=["one-too-deep", "5000-objects", "100000-arrays", "under-a-key"],
+    ids=["one-too-deep", "5000-objects", "100000-arrays", "under-a-key", "100-arrays-unclosed", "200-objects-cut"],
 )
 def test_nesting_deeper_than_the_limit_is_a_parse_error_naming_it(raw):
     with pytest.raises(ParseError) as refused:
@@ -77,4 +79,12 @@ def test_lone_surrogates_and_infinite_numbers_are_refused_naming_the_field(raw, 
 def test_malformed_json_and_non_finite_literals_are_parse_errors(raw):
     with pytest.raises(ParseError) as refused:
         parse_json(raw)
+    assert str(refused.value.detail).startswith("JSON parse error - ")
+
+
+@pytest.mark.parametrize("raw", ["[" * MAX_JSON_DEPTH, '[{"a": "x\\"y\\"' + "\\u0041\x01"])
+def test_malformed_json_within_the_depth_limit_keeps_the_parsers_message(raw):
+    with pytest.raises(ParseError) as refused:
+        parse_json(raw.encode())
+    assert refused.value.detail != TOO_DEEP
     assert str(refused.value.detail).startswith("JSON parse error - ")
