@@ -453,9 +453,7 @@ def _embedder_for(
     if provider == "none":
         return None
     if provider == "onnx":
-        if precision not in PRECISIONS:
-            raise ImproperlyConfigured(f"EMBEDDINGS_PRECISION={precision!r}: must be one of {', '.join(PRECISIONS)}")
-        return OnnxEmbedder(model_dir, cache_dir, precision)
+        return OnnxEmbedder(model_dir, cache_dir, precision)  # which refuses an unknown precision
     if provider == "sentence-transformers":
         return SentenceTransformersEmbedder(model_name)
     raise ImproperlyConfigured(f"EMBEDDINGS_PROVIDER={provider!r}: must be one of onnx, sentence-transformers, none")
