@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 
 from access.row_security import RowSecurity
-from recall.row_security import KEYWORD_MATCHES
+from recall.row_security import KEYWORD_CANDIDATES
 
 
 class RecallConfig(AppConfig):
@@ -10,7 +10,7 @@ class RecallConfig(AppConfig):
     name = "recall"
     verbose_name = "Recall: documents, chunks and situation memory"
     # Staff playbooks (no owner) are read by every trader; the keyword side's function (access/row_security.py).
-    row_security = RowSecurity(global_read=("Document", "Chunk"), functions=(KEYWORD_MATCHES,))
+    row_security = RowSecurity(global_read=("Document", "Chunk", "LexemeStat"), functions=(KEYWORD_CANDIDATES,))
 
     def ready(self):
         from recall import receivers  # noqa: F401  (trade opened/closed → situation rows)

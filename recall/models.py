@@ -143,6 +143,32 @@ class Chunk(models.Model):
         return f"{self.path}:{self.start_line}-{self.end_line}"
 
 
+class LexemeStat(models.Model):
+    """How many of a trader's chunks hold a lexeme (``df``), kept in step with ``recall_chunks`` by the
+    triggers of migration 0002 (recall/lexeme_stats.py): keyword ranking's BM25 takes its idf from it
+    and its candidate fetch skips the trader's commonest terms. The row with the empty lexeme (never a
+    real one) holds the trader's chunk count (``df``) and token total (``tokens``, for the average
+    chunk length). ``owner`` null: the global (staff) documents' counts, read by every trader."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+", db_index=False
+    )
+    lexeme = models.TextField(blank=True)
+    df = models.IntegerField()
+    tokens = models.BigIntegerField(default=0)
+
+    objects = ReadableQuerySet.as_manager()
+
+    class Meta:
+        db_table = "recall_lexeme_stats"
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "lexeme"], nulls_distinct=False, name="recall_lexeme_stat_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme or '(totals)'}: {self.df}"
+
+
 class JournalKind(models.TextChoices):
     JOURNAL = "journal", "journal entry"
     LEARNING = "learning", "learning"

@@ -1,40 +1,55 @@
 """Recall's SECURITY DEFINER function, declared in recall/apps.py's `row_security` (access installs it).
 
-The keyword side of search over the GIN index. Row-level security keeps a non-LEAKPROOF operator
-such as `@@` out of index conditions, so under it a large trader's keyword search tests every row.
+The keyword side's candidate fetch over the GIN index. Row-level security keeps a non-LEAKPROOF
+operator such as `@@` out of index conditions, so under it a keyword search tests every readable row.
 This function runs as the tables' owner (who bypasses RLS when a superuser or BYPASSRLS; otherwise
 the policies still apply and it is merely no faster), and applies the trader's scope itself: it
 answers for `p_owner` only when that is the transaction's sealed trader (or the transaction is
-elevated). recall/selectors.py calls it.
+elevated). It returns chunk ids and the sum of the weights (idf) of the terms each holds, never text:
+recall/selectors.py scores the best `p_top` exactly, under row-level security.
+
+One scan per term (at most `p_per_term_cap` rows each), each planned for its own literal: the planner
+takes the GIN index for a rare term and the trader's rows for a common one.
 """
 
 from access.row_security import DefinerFunction
 
-KEYWORD_FUNCTION = """
-CREATE OR REPLACE FUNCTION recall_keyword_matches(
-    p_query tsquery, p_owner bigint, p_deployment bigint, p_sources text[], p_cap integer
-) RETURNS TABLE(id bigint, rank real)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-    SELECT m.id, ts_rank(m.search_vector, p_query) FROM (
-        SELECT c.id, c.search_vector FROM public.recall_chunks c
-        WHERE c.search_vector @@ p_query
-          AND (
-              p_owner IS NULL
-              OR (public.access_scope_sealed() AND (
-                  p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
-                  OR current_setting('app.elevated', true) = 'on'
-              ))
-          )
-          AND (
-              (c.owner_id = p_owner AND (p_deployment IS NULL OR c.deployment_id IS NULL
-                                         OR c.deployment_id = p_deployment))
-              OR c.owner_id IS NULL
-          )
-          AND (p_sources IS NULL OR c.source = ANY(p_sources))
-        LIMIT p_cap
-    ) AS m
-$$
+KEYWORD_FUNCTION = r"""
+CREATE OR REPLACE FUNCTION recall_keyword_candidates(
+    p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
+    p_per_term_cap integer, p_top integer
+) RETURNS TABLE(id bigint, weight double precision)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $fn$
+DECLARE
+    scans text[] := '{}';
+BEGIN
+    IF p_owner IS NOT NULL AND NOT COALESCE(public.access_scope_sealed() AND (
+        p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
+        OR current_setting('app.elevated', true) = 'on'
+    ), false) THEN
+        RETURN;
+    END IF;
+    FOR i IN 1 .. COALESCE(array_length(p_lexemes, 1), 0) LOOP
+        scans := scans || format(
+            '(SELECT c.id, %s AS term FROM public.recall_chunks c WHERE c.search_vector @@ %L::tsquery'
+            ' AND ((c.owner_id = $1 AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
+            ' OR c.owner_id IS NULL) AND ($3::text[] IS NULL OR c.source = ANY($3)) LIMIT $4)',
+            i, '''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || ''''
+        );
+    END LOOP;
+    IF cardinality(scans) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'SELECT m.id, SUM(($5::double precision[])[m.term]) AS weight FROM (%s) AS m'
+        ' GROUP BY m.id ORDER BY weight DESC, m.id LIMIT $6',
+        array_to_string(scans, ' UNION ALL ')
+    ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top;
+END
+$fn$
 """
-KEYWORD_FUNCTION_SIGNATURE = "recall_keyword_matches(tsquery, bigint, bigint, text[], integer)"
+KEYWORD_FUNCTION_SIGNATURE = (
+    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer)"
+)
 
-KEYWORD_MATCHES = DefinerFunction(KEYWORD_FUNCTION_SIGNATURE, KEYWORD_FUNCTION)
+KEYWORD_CANDIDATES = DefinerFunction(KEYWORD_FUNCTION_SIGNATURE, KEYWORD_FUNCTION)

@@ -31,15 +31,14 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Count, Max, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
+from recall import bm25
 from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
 from recall.situations import SimilarSituation, render_similar_situations
 
-FTS_CANDIDATE_CAP = 2000
-FTS_ROW_SCAN_MAX = 5000  # readable chunks up to which the keyword side tests rows instead of the GIN index
 HNSW_EF_SEARCH = 400  # the iterative scan's candidate list: recall@10 against p95 (bench/recall_latency.py)
 HNSW_SCAN_TUPLES_MIN = 2_000  # hnsw.max_scan_tuples floor: expected tuples visited x HNSW_SCAN_TUPLES_MARGIN above it
 HNSW_SCAN_TUPLES_MARGIN = 4
@@ -159,11 +158,12 @@ def search(
     plan = ""
     vector = None
     started = time.perf_counter()
-    counts = readable_chunk_counts(scope)
+    keywords = keyword_query(scope, query if backend != "vector" else "")
+    counts = (keywords.readable, keywords.table_estimate)
     timings["count_ms"] = (time.perf_counter() - started) * 1000
     if backend in ("hybrid", "fts"):
         started = time.perf_counter()
-        fts_rows = _keyword_candidates(scope, query, fetch, readable=counts[0])
+        fts_rows = _keyword_candidates(scope, keywords, fetch)
         timings["fts_ms"] = (time.perf_counter() - started) * 1000
     if backend in ("hybrid", "vector"):
         if query_embedding is None:
@@ -176,7 +176,7 @@ def search(
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
     candidates, texts = _load_candidates(
-        fts_rows, vec_rows, query=query, vector=vector, with_embeddings=mmr_lambda is not None
+        fts_rows, vec_rows, keywords=keywords, vector=vector, with_embeddings=mmr_lambda is not None
     )
     terms = normalise_query_terms(query)
     hits = [_with_snippet(hit, texts, terms) for hit in fuse(candidates, k=k, config=config, now=now)]
@@ -184,51 +184,105 @@ def search(
     return SearchOutcome(backend=backend, hits=hits, timings_ms=timings, vector_plan=plan)
 
 
-# The query's lexemes as PostgreSQL's own parser and stemmer make them (so "R-08" gives 'r' | '-08',
-# exactly as the documents were indexed), OR-ed: at most 32, each quoted with \ and ' escaped for
-# tsquery. NULL when the query has no lexeme (only stop words or punctuation): nothing matches it.
-OR_TSQUERY = r"""(
-    SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
-    FROM (SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme LIMIT 32) AS terms
-)"""
-
-_KEYWORD = """
-    SELECT m.id, ts_rank(m.search_vector, q.query) AS rank
-    FROM (SELECT {or_tsquery} AS query) AS q
-    CROSS JOIN LATERAL (
-        SELECT c.id, c.search_vector FROM {rows} AS c
-        WHERE c.search_vector @@ q.query
-        LIMIT %s
-    ) AS m
-    ORDER BY rank DESC, m.id
-    LIMIT %s
-"""
-# Through the GIN index the scan reads every owner's postings of each query term (a common term: the
-# whole table) before it keeps this trader's rows; a trader with few chunks is cheaper to test row by
-# row (OFFSET 0 keeps the planner from pushing @@ into the GIN index). bench/recall_latency.py.
-_OWNER_ROWS = "(SELECT c.id, c.search_vector FROM recall_chunks c WHERE {scope} OFFSET 0)"
-
-
-# The GIN path goes through recall/row_security.py's SECURITY DEFINER function: under row-level security
-# `@@` (not LEAKPROOF) cannot be an index condition, so the plain statement would test every row.
-_KEYWORD_GIN = """
-    SELECT m.id, m.rank FROM recall_keyword_matches({or_tsquery}, %s, %s, %s, %s) AS m
-    ORDER BY m.rank DESC, m.id
-    LIMIT %s
+# The query's lexemes as PostgreSQL's own parser and stemmer make them (so "R-08" gives 'r' and '-08',
+# exactly as the documents were indexed), at most 32, with each one's df among the scope's readable
+# chunks, and the totals row (lexeme '': readable chunks and their tokens); the table's size estimate
+# (`pg_class.reltuples`, kept by autovacuum) for the vector side's choice.
+_TERM_STATS = """
+    SELECT t.lexeme, COALESCE(SUM(s.df), 0)::bigint, COALESCE(SUM(s.tokens), 0)::bigint,
+           (SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass)
+    FROM (
+        (SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme LIMIT 32)
+        UNION ALL SELECT ''
+    ) AS t
+    LEFT JOIN recall_lexeme_stats s ON s.lexeme = t.lexeme AND {owner}
+    GROUP BY t.lexeme
 """
 
+# One chunk's BM25 over the query's terms (recall/bm25.py): setweight marks the query's lexemes 'A' (the
+# indexed vectors carry no weights) and ts_filter keeps them, so only those are unnested; tf is the
+# number of positions. Parameters: average length, lexemes, lexemes, idfs.
+_BM25 = f"""
+    COALESCE((
+        SELECT SUM(w.idf * u.tf * {bm25.K1 + 1} / (u.tf + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * c.token_count / %s)))
+        FROM (
+            SELECT lexeme, COALESCE(array_length(positions, 1), 1) AS tf
+            FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{{a}}'))
+        ) AS u
+        JOIN unnest(%s::text[], %s::double precision[]) AS w(lexeme, idf) ON w.lexeme = u.lexeme
+    ), 0)
+"""  # noqa: S608 (constants)
 
-def _keyword_candidates(scope: SearchScope, query: str, limit: int, *, readable: int) -> dict[int, float]:
-    if readable <= FTS_ROW_SCAN_MAX:
-        where, params = scope.sql()
-        sql = _KEYWORD.format(rows=_OWNER_ROWS.format(scope=where), or_tsquery=OR_TSQUERY)
-        params = [query, *params, FTS_CANDIDATE_CAP, limit]
+# recall/row_security.py's SECURITY DEFINER function fetches (under the trader's scope, through the GIN
+# index) the chunks with the highest idf sum; they are scored exactly here, under row-level security.
+_KEYWORD = f"""
+    SELECT c.id, {_BM25} AS score FROM recall_chunks c
+    WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s) AS k)
+    ORDER BY score DESC, c.id
+    LIMIT %s
+"""  # noqa: S608 (constants)
+
+
+@dataclass(frozen=True)
+class KeywordQuery:
+    """The query's terms with their idf, and the scope's counts (recall/bm25.py)."""
+
+    idfs: dict[str, float]
+    fetch: list[bm25.Term]
+    readable: int
+    table_estimate: int
+    average_length: float
+
+    def score_params(self) -> list:
+        lexemes = list(self.idfs)
+        return [self.average_length or 1.0, lexemes, lexemes, [self.idfs[lexeme] for lexeme in lexemes]]
+
+
+def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
+    """One statement: the query's lexemes with their df, the readable chunks and their average length."""
+    if scope.owner_id is None:
+        owner, params = "s.owner_id IS NULL", [query]
     else:
-        sources = list(scope.sources) if scope.sources else None
-        sql = _KEYWORD_GIN.format(or_tsquery=OR_TSQUERY)
-        params = [query, scope.owner_id, scope.deployment_id, sources, FTS_CANDIDATE_CAP, limit]
+        owner, params = "(s.owner_id = %s OR s.owner_id IS NULL)", [query, scope.owner_id]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_TERM_STATS.format(owner=owner), params)
+        rows = cursor.fetchall()
+    readable, tokens, estimate = 0, 0, 0
+    terms = []
+    for lexeme, df, token_sum, reltuples in rows:
+        estimate = reltuples
+        if lexeme == "":
+            readable, tokens = df, token_sum
+        else:
+            terms.append(bm25.Term(lexeme, df))
+    idfs = {term.lexeme: bm25.idf(term.df, readable) for term in terms if term.df > 0}
+    return KeywordQuery(
+        idfs=idfs,
+        fetch=bm25.fetch_terms(terms, readable),
+        readable=readable,
+        table_estimate=max(readable, estimate),
+        average_length=tokens / readable if readable else 0.0,
+    )
+
+
+def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:
+    if not keywords.fetch:
+        return {}
+    sources = list(scope.sources) if scope.sources else None
+    fetch = [term.lexeme for term in keywords.fetch]
+    params = [
+        *keywords.score_params(),
+        fetch,
+        [keywords.idfs[lexeme] for lexeme in fetch],
+        scope.owner_id,
+        scope.deployment_id,
+        sources,
+        bm25.PER_TERM_CAP,
+        max(bm25.RESCORE_TOP, limit),
+        limit,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_KEYWORD, params)
         return {row[0]: float(row[1]) for row in cursor.fetchall()}
 
 
@@ -268,15 +322,11 @@ def _vector_literal(embedding: Sequence[float]) -> str:
 
 
 def readable_chunk_counts(scope: SearchScope) -> tuple[int, int]:
-    """(chunks this scope can read, chunks in the table): the first from the trader's and the global
-    documents' chunk counts (the owner index, not a scan of every document), the second the
-    planner's estimate (``pg_class.reltuples``, kept by autovacuum) — only the share matters."""
-    readable = Q(owner__isnull=True) if scope.owner_id is None else Q(owner_id=scope.owner_id) | Q(owner__isnull=True)
-    count = Document.objects.filter(readable).aggregate(n=Sum("chunk_count", default=0))["n"]
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass")
-        estimate = cursor.fetchone()[0]
-    return count, max(count, estimate)
+    """(chunks this scope can read, chunks in the table): the first from recall_lexeme_stats' totals (the
+    trader's and the global ones), the second the planner's estimate (``pg_class.reltuples``, kept by
+    autovacuum) — only the share matters."""
+    keywords = keyword_query(scope, "")
+    return keywords.readable, keywords.table_estimate
 
 
 def hnsw_max_scan_tuples(limit: int, readable: int, total: int) -> int:
@@ -308,13 +358,12 @@ def _vector_candidates(
 
 _CANDIDATES = """
     SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.text, c.source, c.updated_at, d.metadata,
-           COALESCE(ts_rank(c.search_vector, q.query), 0) AS rank,
+           {keyword_score} AS rank,
            CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END AS cosine,
            c.owner_id IS NULL AS staff_document
            {embedding}
     FROM recall_chunks c
     JOIN recall_documents d ON d.id = c.document_id
-    CROSS JOIN (SELECT {or_tsquery} AS query) AS q
     WHERE c.id = ANY(%s)
 """
 
@@ -323,19 +372,22 @@ def _load_candidates(
     fts_rows: dict[int, float],
     vec_rows: dict[int, float],
     *,
-    query: str,
+    keywords: KeywordQuery,
     vector: str | None,
     with_embeddings: bool,
 ) -> tuple[list[Candidate], dict[int, str]]:
-    """The union of both sides' candidates, each scored on *both* sides (its keyword rank and its
-    cosine, found by that side or not), so a chunk one side missed is not scored 0 there; and each
-    candidate's text (the snippet is cut for the hits only)."""
+    """The union of both sides' candidates, each scored on *both* sides (its BM25 and its cosine, found
+    by that side or not), so a chunk one side missed is not scored 0 there; and each candidate's text
+    (the snippet is cut for the hits only)."""
     ids = set(fts_rows) | set(vec_rows)
     if not ids:
         return [], {}
-    sql = _CANDIDATES.format(embedding=", c.embedding" if with_embeddings else "", or_tsquery=OR_TSQUERY)
+    scored = bool(keywords.idfs)
+    sql = _CANDIDATES.format(
+        keyword_score=_BM25 if scored else "0", embedding=", c.embedding" if with_embeddings else ""
+    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [vector, query, sorted(ids)])
+        cursor.execute(sql, [*(keywords.score_params() if scored else []), vector, sorted(ids)])
         rows = cursor.fetchall()
     candidates = []
     texts = {}

@@ -136,7 +136,8 @@ class TestPolicies:
         assert {name: count for name, count in counts.items() if name not in global_rows} == dict.fromkeys(
             set(counts) - set(global_rows), 0
         )
-        assert global_rows == {"recall_documents": 1, "recall_chunks": 1}  # the staff playbook
+        # the staff playbook: one document, one chunk, and its lexemes (3) and totals in recall_lexeme_stats
+        assert global_rows == {"recall_documents": 1, "recall_chunks": 1, "recall_lexeme_stats": 4}
         assert counts["recall_documents"] == 1
 
     def test_an_orm_query_without_owned_by_returns_the_scoped_traders_rows(self, traders):
@@ -183,7 +184,7 @@ class TestPolicies:
 
     def test_the_keyword_function_answers_only_for_the_transactions_trader(self, traders):
         alice, bob = traders
-        sql = "SELECT count(*) FROM recall_keyword_matches(to_tsquery('english', 'breakouts'), %s, NULL, NULL, 100)"
+        sql = "SELECT count(*) FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 100, 100)"
         with scope.owner_scope(alice):
             mine, theirs = _count(sql, [alice.pk]), _count(sql, [bob.pk])
         with scope.entered(scope.NONE):
@@ -418,7 +419,7 @@ class TestTheAppRoleCannotWidenItsScope:
             assert self._visible(raw) == set()
             raw.execute("SET LOCAL search_path = pg_temp, public")
             assert self._visible(raw) == set()
-        keyword = "SELECT count(*) FROM recall_keyword_matches(to_tsquery('english', 'breakouts'), %s, NULL, NULL, 100)"
+        keyword = "SELECT count(*) FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 100, 100)"
         with raw.transaction(force_rollback=True):
             raw.execute(
                 "SELECT set_config('app.owner_id', %s, true), set_config('app.elevated', 'on', true)", [str(bob.pk)]

@@ -72,7 +72,7 @@ def test_access_names_no_app_of_ours_nor_their_tables():
 
 def test_the_name_check_would_catch_a_mention():
     mention = _mention({"ledger", "recall", "signals"}, {"runner_tokens"})
-    for line in ('"recall.Document"', "from ledger.models import X", "recall_keyword_matches(", "ledger/auth.py"):
+    for line in ('"recall.Document"', "from ledger.models import X", "recall_keyword_candidates(", "ledger/auth.py"):
         assert mention.search(line), line
     assert mention.search('REVOKE ALL ON "runner_tokens"')
     assert not mention.search("from django.db.models.signals import post_migrate")
@@ -102,11 +102,15 @@ class TestInstalledIsDeclared:
     def test_the_declarations_are_the_apps_extras(self, db):
         """What each app declares today (the installer's input, named once here, not in access)."""
         tables, _ = policies.classify()
-        assert {owned.table for owned in tables if owned.global_rows} == {"recall_documents", "recall_chunks"}
+        assert {owned.table for owned in tables if owned.global_rows} == {
+            "recall_documents",
+            "recall_chunks",
+            "recall_lexeme_stats",
+        }
         assert {table for table, _, _ in policies.key_lookup_policies()} == {"runner_tokens", "account_tokens"}
         assert policies.append_only_tables() == ["access_elevations"]
         assert [f.signature for f in policies.definer_functions()] == [
-            "recall_keyword_matches(tsquery, bigint, bigint, text[], integer)"
+            "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer)"
         ]
         owned = {owned.table for owned in tables}
         assert not {"market_events", "bars", "access_elevations"} & owned  # declared shared

@@ -192,9 +192,7 @@ def test_vector_side_finds_paraphrases_keyword_search_misses(owner):
     assert outcome.citations()[0]["source"] == "vector"
 
 
-@pytest.mark.parametrize("row_scan_max", [10**9, 0], ids=["keyword-row-scan", "keyword-gin"])
-def test_another_owners_chunks_never_appear_on_either_side(owner, other, monkeypatch, row_scan_max):
-    monkeypatch.setattr(selectors, "FTS_ROW_SCAN_MAX", row_scan_max)
+def test_another_owners_chunks_never_appear_on_either_side(owner, other):
     index(other, "secret.md", "# Secret\nzebracorn strategy: buy every zebracorn dip.\n")
     index(owner, "mine.md", "# Mine\nbuy the dip on strong trends.\n")
     for backend in ("fts", "vector", "hybrid"):

@@ -1,0 +1,63 @@
+"""BM25 for the keyword side of recall (seed hybrid-recall.md §4.1), the pure part: idf, and which of a
+query's terms fetch candidates.
+
+Okapi BM25 as Lucene and SQLite FTS5 score it: for each query term t in a chunk,
+
+    idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average length))
+
+with ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene's form: never negative, so a term in most
+chunks still counts a little), N the trader's readable chunks and df how many of them hold t — both
+from ``recall_lexeme_stats`` (the trader's and the global documents' counts; a search narrowed to one
+deployment or to some sources keeps the trader-wide idf, an approximation that leaves the ranking of
+rare terms intact). tf comes from the chunk's tsvector (its positions), length from ``token_count``.
+
+Fetching candidates: the terms in more than ``COMMON_SHARE`` of the readable chunks and in more than
+``COMMON_MIN_DF`` of them are left out of the fetch (their idf is small, and a term in every chunk would
+make the fetch read them all) but still score the chunks the other terms fetched; a query of only such
+terms fetches by its rarest one. A trader with few chunks has no common term: all are fetched. Each
+fetch term yields at most ``PER_TERM_CAP`` chunks; the ``RESCORE_TOP`` with the highest idf sum over
+the terms they hold are scored exactly (recall/selectors.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+K1 = 1.2
+B = 0.75
+COMMON_SHARE = 0.3
+COMMON_MIN_DF = 200
+PER_TERM_CAP = 1000
+RESCORE_TOP = 200
+MAX_FETCH_TERMS = 16
+
+
+@dataclass(frozen=True)
+class Term:
+    lexeme: str
+    df: int  # readable chunks holding it
+
+
+def idf(df: int, n: int) -> float:
+    """Lucene's BM25 idf; ``df`` is clamped to [0, n] (counts read a moment apart may disagree)."""
+    n = max(n, 0)
+    df = min(max(df, 0), n)
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def fetch_terms(terms: Sequence[Term], n: int) -> list[Term]:
+    """The terms that fetch candidates, rarest first (ties by lexeme): those held by at least one readable
+    chunk and not common (see above), at most MAX_FETCH_TERMS; if none, the rarest held one."""
+    held = sorted((term for term in terms if term.df > 0), key=lambda term: (term.df, term.lexeme))
+    if not held:
+        return []
+    selective = [term for term in held if term.df <= max(COMMON_SHARE * n, COMMON_MIN_DF)]
+    return selective[:MAX_FETCH_TERMS] or held[:1]
+
+
+def score(tfs: dict[str, int], length: int, *, idfs: dict[str, float], average_length: float) -> float:
+    """One chunk's BM25 (the reference the SQL in recall/selectors.py is tested against)."""
+    norm = K1 * (1 - B + B * length / average_length) if average_length > 0 else K1
+    return sum(idfs[lexeme] * tf * (K1 + 1) / (tf + norm) for lexeme, tf in tfs.items() if tf > 0 and lexeme in idfs)

@@ -1,0 +1,112 @@
+"""BM25 (recall/bm25.py): the pure part's properties, and the SQL scoring in recall/selectors.py equal
+to the Python reference on real tsvectors."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from django.db import connection
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recall import bm25, selectors
+from recall.models import Chunk
+from tests.recall.test_search import NOW, index
+
+counts = st.integers(min_value=0, max_value=10**6)
+
+
+@given(counts, counts)
+def test_idf_is_positive_finite_and_falls_as_a_term_gets_commoner(df, n):
+    value = bm25.idf(df, n)
+    assert math.isfinite(value) and value > 0
+    if df < n:
+        assert bm25.idf(df + 1, n) < value
+
+
+terms = st.lists(
+    st.builds(bm25.Term, st.text("abcdef", min_size=1, max_size=4), st.integers(min_value=0, max_value=5000)),
+    max_size=40,
+    unique_by=lambda term: term.lexeme,
+)
+
+
+@given(terms, st.integers(min_value=0, max_value=5000))
+def test_fetch_terms_are_held_rarest_first_and_never_empty_when_one_is_held(query_terms, n):
+    fetched = bm25.fetch_terms(query_terms, n)
+    held = [term for term in query_terms if term.df > 0]
+    assert bool(fetched) == bool(held)
+    assert len(fetched) <= bm25.MAX_FETCH_TERMS
+    assert all(term.df > 0 for term in fetched)
+    assert fetched == sorted(fetched, key=lambda term: (term.df, term.lexeme))
+    if len(fetched) > 1:  # more than the fallback: none of them is common
+        assert all(term.df <= max(bm25.COMMON_SHARE * n, bm25.COMMON_MIN_DF) for term in fetched)
+    if fetched:  # the rarest held term always fetches
+        assert fetched[0] == min(held, key=lambda term: (term.df, term.lexeme))
+
+
+@given(st.integers(min_value=1, max_value=50), st.integers(min_value=1, max_value=50), st.integers(1, 2000))
+def test_more_occurrences_score_higher_and_longer_chunks_lower(tf, extra, length):
+    idfs = {"stop": 2.0}
+    one = bm25.score({"stop": tf}, length, idfs=idfs, average_length=500)
+    assert bm25.score({"stop": tf + extra}, length, idfs=idfs, average_length=500) > one
+    assert bm25.score({"stop": tf}, length + extra, idfs=idfs, average_length=500) < one
+    assert one < idfs["stop"] * (bm25.K1 + 1)  # saturates
+
+
+WORDS = [
+    "stop",
+    "risk",
+    "entry",
+    "breakout",
+    "funding",
+    "basis",
+    "carry",
+    "gamma",
+    "vega",
+    "eurusd",
+    "gbpusd",
+    "btc",
+    "spread",
+    "slippage",
+]
+
+
+@pytest.mark.django_db
+def test_the_sql_score_is_the_python_reference_on_real_chunks(owner, other):
+    rng = random.Random(7)
+    for n in range(12):
+        body = "\n".join(" ".join(rng.choices(WORDS, k=rng.randint(3, 15))) for _ in range(rng.randint(1, 12)))
+        index(owner, f"notes/{n}.md", f"# Note {n}\n{body}\n", embed=False)
+    index(other, "theirs.md", "# Theirs\n" + " ".join(WORDS * 3) + "\n", embed=False)
+    query = "risk of slippage on a breakout with wide spread"
+    scope = selectors.SearchScope(owner.pk)
+    keywords = selectors.keyword_query(scope, query)
+    chunks = list(Chunk.objects.filter(owner=owner))
+    assert keywords.readable == len(chunks)  # the other trader's chunks are not counted
+    assert keywords.average_length == pytest.approx(sum(c.token_count for c in chunks) / len(chunks))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id, u.lexeme, array_length(u.positions, 1) FROM recall_chunks c, unnest(c.search_vector) u"
+            " WHERE c.owner_id = %s",
+            [owner.pk],
+        )
+        tfs: dict[int, dict[str, int]] = {}
+        for chunk_id, lexeme, tf in cursor.fetchall():
+            tfs.setdefault(chunk_id, {})[lexeme] = tf
+    expected_df = {lexeme: sum(lexeme in t for t in tfs.values()) for lexeme in keywords.idfs}
+    assert keywords.idfs == {lexeme: bm25.idf(df, len(chunks)) for lexeme, df in expected_df.items()}
+    expected = {
+        chunk.pk: bm25.score(
+            tfs[chunk.pk], chunk.token_count, idfs=keywords.idfs, average_length=keywords.average_length
+        )
+        for chunk in chunks
+    }
+    found = selectors._keyword_candidates(scope, keywords, limit=100)
+    assert set(found) == {pk for pk, value in expected.items() if value > 0}
+    assert found == pytest.approx({pk: expected[pk] for pk in found}, rel=1e-9)
+    ranked = selectors.search(user=owner, query=query, backend="fts", k=5, now=NOW).hits
+    best = sorted(expected, key=lambda pk: (-expected[pk], pk))[:5]
+    assert [hit.candidate.chunk_id for hit in ranked] == best
