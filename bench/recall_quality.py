@@ -187,6 +187,7 @@ def ranked_doc_ids(outcome, path_to_id: dict[str, str]) -> list[str]:
 
 def run_searches(coll, owner, embedder, path_to_id, k):
     """({config label: {qid: (recall, ndcg)}}, {config label: [seconds per search]}, [seconds per query embed])."""
+    from access import scope
     from recall.selectors import search
 
     all_configs = {c.label: c for c in configs()}
@@ -203,15 +204,16 @@ def run_searches(coll, owner, embedder, path_to_id, k):
         for label in rotated(list(all_configs), query_no):
             config = all_configs[label]
             started = time.perf_counter()
-            outcome = search(
-                user=owner,
-                query=text,
-                k=k,
-                backend=config.backend,
-                weights=config.weights,
-                now=NOW,
-                query_embedding=query_embedding,
-            )
+            with scope.owner_scope(owner):  # as a request runs: the keyword side answers in its trader's scope
+                outcome = search(
+                    user=owner,
+                    query=text,
+                    k=k,
+                    backend=config.backend,
+                    weights=config.weights,
+                    now=NOW,
+                    query_embedding=query_embedding,
+                )
             seconds[config.label].append(time.perf_counter() - started)
             if outcome.backend != config.backend:
                 raise BenchError(f"{config.label}: search served {outcome.backend!r}")
