@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ledger.models import DecisionSnapshot
 from recall import services
+from recall.chunking import document_lines
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry
 from recall.selectors import SNIPPET_CHARS
@@ -826,7 +827,7 @@ def test_property_every_chunk_is_its_lines_and_a_word_in_the_text_is_cited(
     at = min(position, len(lines))
     lines.insert(at, f"the {marker} rule")
     content = ending.join(lines) + (ending if trailing else "")
-    original = content.splitlines()
+    original = document_lines(content)
     marker_line = next(n for n, line in enumerate(original, start=1) if line == f"the {marker} rule")
     try:
         with override_settings(EMBEDDINGS_PROVIDER="none"):
