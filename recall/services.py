@@ -23,6 +23,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
+from memorysite.text import strip_invisible
+from memorysite.validators import DOCUMENT_TEXT_NUL
 from recall.chunking import chunk_markdown
 from recall.models import (
     DOCUMENT_MAX_CHARS,
@@ -122,6 +124,8 @@ def document_upsert(
         raise ValidationError(f"source must be one of {', '.join(DocumentSource.values)}")
     if len(content) > DOCUMENT_MAX_CHARS:
         raise ValidationError(f"content must be at most {DOCUMENT_MAX_CHARS} characters")
+    if "\x00" in content:
+        raise ValidationError(f"content {DOCUMENT_TEXT_NUL}")
     if deployment is not None and (owner is None or deployment.owner_id != owner.pk):
         raise ValidationError("deployment must belong to the document's owner")
     digest = content_hash(content)
@@ -172,8 +176,10 @@ def document_upsert(
                     ordinal=new.index,
                     start_line=new.start_line,
                     end_line=new.end_line,
-                    heading=new.heading,
-                    text=new.text,
+                    # The searchable form: an invisible character (a bidi mark, a zero-width joiner) would glue
+                    # itself to a word's lexeme ("widen\u200e") and hide the word from a keyword search.
+                    heading=strip_invisible(new.heading),
+                    text=strip_invisible(new.text),
                     token_count=new.token_count,
                     content_hash=new.content_hash,
                 )
@@ -352,6 +358,8 @@ def proposal_create(
         raise ValidationError({"document_id": "global documents are edited by staff, not proposed by agents"})
     if len(proposed_content) > DOCUMENT_MAX_CHARS:
         raise ValidationError({"proposed_content": f"must be at most {DOCUMENT_MAX_CHARS} characters"})
+    if "\x00" in proposed_content:
+        raise ValidationError({"proposed_content": DOCUMENT_TEXT_NUL})
     if content_hash(proposed_content) == document.content_hash:
         raise ValidationError({"proposed_content": "is the document's current content: nothing to propose"})
     return EditProposal.objects.create(
