@@ -114,13 +114,16 @@ def test_invalid_utf8_in_a_raw_body_is_a_400_naming_the_field(owner_api, owner):
     assert not Document.objects.exists() and not JournalEntry.objects.exists()
 
 
-def test_the_journal_and_proposals_take_document_text_too(owner_api, owner):
+def test_the_journal_and_proposals_take_document_text_too(client, owner_api, owner):
     deployment = DeploymentFactory(owner=owner)
     entry = f"Flat{LRM} into the close;{FF}the {RLO}book{PDF} was thin."
     response = post(owner_api, JOURNAL, {"deployment_id": deployment.pk, "content": entry, "run_id": "r1"})
     assert response.status_code == 201, response.content
     assert JournalEntry.objects.get().content == entry
     assert entry in Document.objects.get(path=response.json()["path"]).content
+    client.force_login(owner)
+    home = client.get("/recall/").content.decode()  # the agents' recent writes: marked, not hidden
+    assert no_bidi(home) and "Flat[U+200E] into the close" in home
     manual = post(owner_api, DOCUMENTS, {"path": "TRADING_MANUAL.md", "content": "# Manual\n"}).json()["id"]
     proposed = f"# Manual\n{ZWJ}Stops{LRM} are never widened.{FF}\n"
     response = post(
