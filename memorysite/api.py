@@ -26,6 +26,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from memorysite.idempotency import IdempotentAutoSchema, IdempotentViewMixin
 from memorysite.json_body import NOT_FINITE
+from memorysite.validators import validate_document_text
 
 NOT_FOUND = "Not found."
 UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
@@ -171,10 +172,25 @@ def text(*, max_length: int, multiline: bool = False, **kwargs) -> serializers.C
     )
 
 
+def document_text(*, max_length: int, **kwargs) -> serializers.CharField:
+    """A document's text (recall): any text but NUL, line breaks, tabs, control and bidi characters
+    included; the short prompt fields keep ``text()``'s rules."""
+    return _TextField(
+        max_length=max_length,
+        validators=[validate_document_text],
+        error_messages={
+            "max_length": f"must be at most {max_length} characters",
+            "blank": "must not be blank",
+            "invalid": "must be a string",
+        },
+        **kwargs,
+    )
+
+
 class _TextField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        # DRF's own NUL check would repeat what reject_control_characters already says.
+        # DRF's own NUL check would repeat what reject_control_characters (validate_document_text) already says.
         self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
 
     def to_internal_value(self, data):

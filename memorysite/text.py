@@ -13,6 +13,10 @@ byte each, hidden behind a visible character). Rows keep them as written; what l
 neutralises them: ``strip_invisible`` towards an agent (tool results, MCP, search snippets),
 ``mark_invisible`` towards a human (pages and admin show ``[U+200B]``).
 
+Document text (recall's documents: any UTF-8 text but NUL is stored and indexed as written) follows
+its own output rule, ``document_text_out``, wherever it leaves the index (search snippets, context
+lines, pages): see ``DOCUMENT_TEXT_OUT_MAP``.
+
 ``estimate_tokens`` is the one token estimate every prompt budget counts with (the seed's ceil(chars / 4)).
 """
 
@@ -126,6 +130,49 @@ def mark_invisible(text: str) -> str:
 
 def has_invisible(text: str) -> bool:
     return _INVISIBLE_RUN.search(text) is not None
+
+
+# -- document text leaving the index ----------------------------------------------------------------
+
+# Characters some reader takes for a line or page break (str.splitlines, Unicode's mandatory breaks, a
+# terminal, a markdown renderer) that are not one in a document's lines (recall.chunking.document_lines cuts
+# at "\r\n", "\r" and "\n" only): each could start a line the document's citations do not count, such as a
+# forged "## " heading in a prompt.
+OTHER_LINE_BREAKS = frozenset("\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+_CONTROLS = frozenset(chr(code) for code in (*range(0x20), *range(0x7F, 0xA0)))  # Unicode category Cc
+_SURROGATES = frozenset(chr(code) for code in range(0xD800, 0xE000))
+# What ``document_text_out`` does to each character it changes (every other character is kept as is):
+#   - invisible characters (INVISIBLE_CHARACTERS: every Cf — bidi marks LRM/RLM/ALM, embeddings and
+#     overrides U+202A–202E, isolates U+2066–2069, zero-width space/joiners, word joiner, BOM, soft hyphen
+#     — the tag block, the variation selectors supplement): removed, so nothing can reorder or hide text;
+#   - OTHER_LINE_BREAKS (VT, FF, FS/GS/RS, NEL, U+2028, U+2029) and every other control character (Cc:
+#     C0 but TAB and LF, DEL, C1 — NUL and ESC included): one space, so words stay apart and no line starts
+#     where the document has none;
+#   - lone surrogates (never stored: PostgreSQL refuses them; listed so the rule is total): U+FFFD.
+# "\r\n" and a lone "\r" are line breaks of the document (its citations count them) and become "\n" first.
+DOCUMENT_TEXT_OUT_MAP: dict[int, str | None] = {
+    **{ord(ch): " " for ch in _CONTROLS - {"\t", "\n"}},
+    **{ord(ch): " " for ch in OTHER_LINE_BREAKS},
+    **{ord(ch): "\ufffd" for ch in _SURROGATES},
+    **dict.fromkeys(map(ord, INVISIBLE_CHARACTERS)),
+}
+# Never in document_text_out's output: "\n" is its only line break, "\t" its only other control character.
+DOCUMENT_TEXT_UNSAFE = frozenset(map(chr, DOCUMENT_TEXT_OUT_MAP)) | {"\r"}
+
+
+def document_text_out(text: str) -> str:
+    """Document text as it may leave the index (a snippet, a context line, a page): line breaks as
+    ``\n`` (``\r\n`` and a lone ``\r`` too), every character of DOCUMENT_TEXT_UNSAFE removed or replaced
+    as DOCUMENT_TEXT_OUT_MAP says, everything else unchanged. Idempotent; the identity on text without
+    an unsafe character."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(DOCUMENT_TEXT_OUT_MAP)
+
+
+def document_line(text: str) -> str:
+    """``document_text_out`` on one line: whitespace runs, line breaks included, become one space and the
+    ends are stripped. For document text inside a line of a prompt (a context section's row), where a
+    line of its own could pose as the prompt's structure (a ``## `` heading)."""
+    return " ".join(document_text_out(text).split())
 
 
 def estimate_tokens(text: str | None) -> int:

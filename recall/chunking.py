@@ -4,9 +4,11 @@ Pure: stdlib only, deterministic, no I/O. The seed asks for chunks "by headings 
 moderate size (400–800 tokens) so citations are precise, and for change detection by hashing so only
 changed chunks are re-embedded.
 
-Lines are the original text's lines as ``str.splitlines()`` cuts them, so ``\\n``, ``\\r\\n`` and ``\\r``
-endings give the same chunks; line numbers are 1-based and inclusive. A line is *blank* when it holds
-only whitespace (it then counts 0 tokens; every other line counts at least 1).
+Lines are the original text's lines as ``document_lines`` cuts them: at ``\\n``, ``\\r\\n`` and ``\\r``
+only, so those endings give the same chunks, and a form feed, a vertical tab, NEL, U+2028 or U+2029 is a
+character of its line (as for git, grep and editors), never a line break that could start a heading;
+line numbers are 1-based and inclusive. A line is *blank* when it holds only whitespace (it then counts
+0 tokens; every other line counts at least 1).
 
 Rules, in order:
 
@@ -64,6 +66,20 @@ _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _INSIDE_FENCE, _PLAIN_SPLIT, _BLOCK_BOUNDARY = 0, 1, 2
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def document_lines(text: str) -> list[str]:
+    """The document's lines, cut at ``\\r\\n``, ``\\r`` and ``\\n`` (a final line break ends the last line,
+    it starts no empty one): what line numbers and citations count. Unlike ``str.splitlines()``, the
+    other characters Python takes for line breaks (VT, FF, FS, GS, RS, NEL, U+2028, U+2029) stay in
+    their line."""
+    lines = _LINE_BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def count_tokens(text: str) -> int:
     """Approximate model tokens: the number of matches of ``\\w+|[^\\w\\s]`` (word runs and single
     punctuation characters). Additive over lines: joining lines with ``\\n`` never merges tokens."""
@@ -114,7 +130,7 @@ def chunk_markdown(text: str, *, min_tokens: int = MIN_TOKENS, max_tokens: int =
         raise ValueError("min_tokens must be at least 1")
     if max_tokens < min_tokens:
         raise ValueError("max_tokens must be at least min_tokens")
-    lines = text.splitlines()
+    lines = document_lines(text)
     tokens = [count_tokens(line) for line in lines]
     prefix = [0]
     for count in tokens:

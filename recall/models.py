@@ -87,7 +87,8 @@ class Document(models.Model):
 
 
 class Chunk(models.Model):
-    """A heading-delimited window of a document with its exact line range: the unit of citation."""
+    """A heading-delimited window of a document with its exact line range: the unit of citation. Its heading
+    and text are those lines without their invisible characters (the searchable form; the document keeps them)."""
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     # Denormalised from the document so both search sides filter without a join.

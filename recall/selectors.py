@@ -34,6 +34,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
+from memorysite.text import document_text_out
 from recall import bm25
 from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
@@ -439,8 +440,9 @@ def snippet(text: str, terms: Sequence[str] = (), limit: int = SNIPPET_CHARS) ->
     """The chunk's text, at most ``limit`` characters: from its start when it fits or when no query
     term occurs past the first window, else a window opening shortly before the first occurrence of
     a query term (so a keyword hit deep in an 800-token chunk is cited with the word), cut at word
-    boundaries with an ellipsis on each cut side."""
-    text = text.strip()
+    boundaries with an ellipsis on each cut side. The text leaves the index here: it is passed through
+    ``document_text_out`` first (no bidi or invisible character, no line break but ``\\n``)."""
+    text = document_text_out(text).strip()
     if len(text) <= limit:
         return text
     start = 0

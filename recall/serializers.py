@@ -3,7 +3,16 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from memorysite.api import NumberField, PageQuery, StrictSerializer, bounded_int, choice, reject_nul_in_json, text
+from memorysite.api import (
+    NumberField,
+    PageQuery,
+    StrictSerializer,
+    bounded_int,
+    choice,
+    document_text,
+    reject_nul_in_json,
+    text,
+)
 from recall.models import (
     DOCUMENT_MAX_CHARS,
     PATH_MAX,
@@ -36,7 +45,7 @@ def _validated_path(value: str) -> str:
 
 class DocumentInput(StrictSerializer):
     path = _path_field()
-    content = text(max_length=DOCUMENT_MAX_CHARS, multiline=True, allow_blank=True, trim_whitespace=False)
+    content = document_text(max_length=DOCUMENT_MAX_CHARS, allow_blank=True, trim_whitespace=False)
     source = choice(
         DocumentSource,
         default=DocumentSource.WORKSPACE,
@@ -157,7 +166,7 @@ class HealthOutput(serializers.Serializer):
 class JournalInput(StrictSerializer):
     deployment_id = bounded_int(1)
     kind = choice(JournalKind, default=JournalKind.JOURNAL)
-    content = text(max_length=ENTRY_MAX_CHARS, multiline=True)
+    content = document_text(max_length=ENTRY_MAX_CHARS)
     run_id = text(max_length=RUN_ID_MAX)
     snapshot_id = serializers.UUIDField(required=False, allow_null=True)
 
@@ -183,7 +192,7 @@ class JournalListQuery(PageQuery):
 
 class ProposalInput(StrictSerializer):
     document_id = bounded_int(1)
-    proposed_content = text(max_length=DOCUMENT_MAX_CHARS, multiline=True, trim_whitespace=False)
+    proposed_content = document_text(max_length=DOCUMENT_MAX_CHARS, trim_whitespace=False)
     reason = text(max_length=2000, multiline=True)
     run_id = text(max_length=RUN_ID_MAX)
     snapshot_id = serializers.UUIDField(required=False, allow_null=True)

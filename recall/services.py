@@ -23,6 +23,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
+from memorysite.text import strip_invisible
+from memorysite.validators import DOCUMENT_TEXT_NUL
 from recall.chunking import chunk_markdown
 from recall.models import (
     DOCUMENT_MAX_CHARS,
@@ -122,6 +124,8 @@ def document_upsert(
         raise ValidationError(f"source must be one of {', '.join(DocumentSource.values)}")
     if len(content) > DOCUMENT_MAX_CHARS:
         raise ValidationError(f"content must be at most {DOCUMENT_MAX_CHARS} characters")
+    if "\x00" in content:
+        raise ValidationError(f"content {DOCUMENT_TEXT_NUL}")
     if deployment is not None and (owner is None or deployment.owner_id != owner.pk):
         raise ValidationError("deployment must belong to the document's owner")
     digest = content_hash(content)
@@ -172,8 +176,10 @@ def document_upsert(
                     ordinal=new.index,
                     start_line=new.start_line,
                     end_line=new.end_line,
-                    heading=new.heading,
-                    text=new.text,
+                    # The searchable form: an invisible character (a bidi mark, a zero-width joiner) would glue
+                    # itself to a word's lexeme ("widen\u200e") and hide the word from a keyword search.
+                    heading=strip_invisible(new.heading),
+                    text=strip_invisible(new.text),
                     token_count=new.token_count,
                     content_hash=new.content_hash,
                 )
@@ -352,6 +358,8 @@ def proposal_create(
         raise ValidationError({"document_id": "global documents are edited by staff, not proposed by agents"})
     if len(proposed_content) > DOCUMENT_MAX_CHARS:
         raise ValidationError({"proposed_content": f"must be at most {DOCUMENT_MAX_CHARS} characters"})
+    if "\x00" in proposed_content:
+        raise ValidationError({"proposed_content": DOCUMENT_TEXT_NUL})
     if content_hash(proposed_content) == document.content_hash:
         raise ValidationError({"proposed_content": "is the document's current content: nothing to propose"})
     return EditProposal.objects.create(
@@ -486,23 +494,83 @@ class FolderSyncResult:
     scanned: int
     changed: int
     removed: int
-    errors: tuple[str, ...]
+    errors: tuple[str, ...]  # "path: reason" of each markdown or text file that could not be indexed
+    ignored: tuple[str, ...] = ()  # "path: reason" of each other entry of the folder (hidden, not text...)
 
 
-def folder_files(root) -> list:
-    """The workspace's indexable files under ``root`` (markdown and text, hidden folders skipped),
-    sorted by relative path."""
+HIDDEN_FOLDER = "hidden folder (its name starts with '.'): not read"
+HIDDEN_FILE = "hidden file (its name starts with '.')"
+NOT_TEXT_FILE = f"not a markdown or text file ({', '.join(WORKSPACE_SUFFIXES)})"
+NOT_REGULAR_FILE = "not a regular file (a broken link, a socket, a device...)"
+LINKED_FOLDER = "a symbolic link to a folder: not followed"
+TOO_LARGE = f"too large: more than {FILE_MAX_BYTES} bytes"
+UTF16_FILE = "UTF-16 text (it starts with a UTF-16 byte-order mark): only UTF-8 text is indexed"
+BINARY_FILE = "binary (it contains NUL bytes): only UTF-8 text is indexed"
+NOT_UTF8 = "not valid UTF-8 (byte 0x{byte:02x} at offset {offset}): only UTF-8 text is indexed"
+
+
+def folder_scan(root) -> tuple[list, list[str]]:
+    """(the workspace's indexable files under ``root``: markdown and text, sorted by relative path;
+    "relative path: reason" of every other entry, sorted). A hidden folder (or one that cannot be
+    listed) is one entry: nothing under it is read; symbolic links to folders are not followed."""
+    import os
     from pathlib import Path
 
     root = Path(root)
-    found = []
-    for path in root.rglob("*"):
-        relative = path.relative_to(root)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if path.is_file() and path.suffix.lower() in WORKSPACE_SUFFIXES:
-            found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+    found: list[Path] = []
+    ignored: list[str] = []
+
+    def relative(path) -> str:
+        return Path(path).relative_to(root).as_posix()
+
+    def unreadable(error: OSError) -> None:
+        ignored.append(f"{relative(error.filename)}/: folder cannot be read ({error.strerror})")
+
+    for folder, folders, files in os.walk(root, onerror=unreadable):
+        here = Path(folder)
+        for name in folders:
+            if name.startswith("."):
+                ignored.append(f"{relative(here / name)}/: {HIDDEN_FOLDER}")
+            elif (here / name).is_symlink():
+                ignored.append(f"{relative(here / name)}/: {LINKED_FOLDER}")
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        for name in files:
+            path = here / name
+            reason = (
+                HIDDEN_FILE
+                if name.startswith(".")
+                else NOT_TEXT_FILE
+                if path.suffix.lower() not in WORKSPACE_SUFFIXES
+                else NOT_REGULAR_FILE
+                if not path.is_file()
+                else None
+            )
+            if reason is None:
+                found.append(path)
+            else:
+                ignored.append(f"{relative(path)}: {reason}")
+    return sorted(found, key=relative), sorted(ignored)
+
+
+def folder_files(root) -> list:
+    """The workspace's indexable files under ``root`` (``folder_scan``'s first half)."""
+    return folder_scan(root)[0]
+
+
+def workspace_file_text(path) -> str:
+    """A workspace file's text, or ValueError saying why it is skipped (too large, UTF-16, binary, not
+    UTF-8); OSError when it cannot be read. Any valid UTF-8 without NUL is text."""
+    if path.stat().st_size > FILE_MAX_BYTES:
+        raise ValueError(TOO_LARGE)
+    data = path.read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError(UTF16_FILE)
+    if b"\x00" in data:
+        raise ValueError(BINARY_FILE)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(NOT_UTF8.format(byte=data[error.start], offset=error.start)) from None
 
 
 def folder_sync(
@@ -516,11 +584,13 @@ def folder_sync(
 ) -> FolderSyncResult:
     """Index a workspace folder: each file becomes the document at its relative path (under
     ``prefix``); unchanged files change nothing; files removed from the folder since its last sync
-    are removed from the index. A file that cannot be read or is refused is reported, not fatal."""
+    are removed from the index. Every file that is not indexed is reported with the reason, never
+    silently: a markdown or text file that cannot be read or is refused in ``errors`` (not fatal: the
+    sync goes on), any other entry in ``ignored``."""
     from pathlib import Path
 
     root = Path(root).resolve()
-    files = folder_files(root)
+    files, ignored = folder_scan(root)
     folder_key = str(root)
     seen: set[str] = set()
     changed = 0
@@ -528,9 +598,7 @@ def folder_sync(
     for done, file in enumerate(files, start=1):
         relative = (prefix.rstrip("/") + "/" if prefix else "") + file.relative_to(root).as_posix()
         try:
-            if file.stat().st_size > FILE_MAX_BYTES:
-                raise ValidationError(f"larger than {FILE_MAX_BYTES} bytes")
-            content = file.read_text(encoding="utf-8")
+            content = workspace_file_text(file)
             result = document_upsert(
                 owner=owner,
                 deployment=deployment,
@@ -541,8 +609,14 @@ def folder_sync(
             )
             seen.add(result.document.path)
             changed += result.changed
-        except (OSError, UnicodeDecodeError, ValidationError) as error:
-            message = error.messages[0] if isinstance(error, ValidationError) else str(error)
+        except (OSError, ValueError, ValidationError) as error:
+            message = (
+                error.messages[0]
+                if isinstance(error, ValidationError)
+                else f"cannot be read ({error.strerror or error})"
+                if isinstance(error, OSError)
+                else str(error)
+            )
             errors.append(f"{relative}: {message}")
             seen.add(relative)
         if progress is not None:
@@ -552,7 +626,9 @@ def folder_sync(
     )
     removed = len(gone.values_list("pk", flat=True))
     gone.delete()
-    return FolderSyncResult(scanned=len(files), changed=changed, removed=removed, errors=tuple(errors))
+    return FolderSyncResult(
+        scanned=len(files), changed=changed, removed=removed, errors=tuple(errors), ignored=tuple(ignored)
+    )
 
 
 def synced_folder_run(*, folder: SyncedFolder, progress=None, now: dt.datetime | None = None) -> FolderSyncResult:

@@ -26,6 +26,7 @@ from django_htmx.http import push_url
 from ledger import selectors as ledger_selectors
 from memorysite.pages import bad_request, trader_required, wants_partial
 from recall import selectors, services
+from recall.chunking import document_lines
 from recall.embeddings import embedder_available, get_embedder
 from recall.models import DocumentSource, EditProposal, ProposalStatus
 from recall.serializers import QUERY_MAX_CHARS
@@ -207,7 +208,7 @@ def document_detail(request, document_id: int):
         "document": document,
         "path": document.path,
         "scope": _scope(document),
-        "lines": document.content.splitlines(),
+        "lines": document_lines(document.content),  # numbered as the chunks' citations count them
         "chunks": list(chunks),
         "embeddings_on": embedder_available(),
     }
@@ -217,7 +218,7 @@ def document_detail(request, document_id: int):
 def _diff_hunks(old: str, new: str) -> list[list[dict]]:
     """The changed blocks of `new` against `old`, each with a few unchanged lines around it; every line
     carries its number in the old and/or the new text."""
-    before, after = old.splitlines(), new.splitlines()
+    before, after = document_lines(old), document_lines(new)
     hunks = []
     matcher = difflib.SequenceMatcher(a=before, b=after)
     for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):

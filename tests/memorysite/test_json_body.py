@@ -10,6 +10,8 @@ from memorysite.json_body import (
     LONE_SURROGATE_IN_KEY,
     MAX_JSON_DEPTH,
     NOT_FINITE,
+    NOT_TEXT,
+    NOT_TEXT_IN_KEY,
     TOO_DEEP,
     parse_json,
 )
@@ -88,3 +90,26 @@ def test_malformed_json_within_the_depth_limit_keeps_the_parsers_message(raw):
         parse_json(raw.encode())
     assert refused.value.detail != TOO_DEEP
     assert str(refused.value.detail).startswith("JSON parse error - ")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'{"content": "caf\xe9"}', {"content": [NOT_TEXT.format(encoding="UTF-8", byte=0xE9)]}),
+        (b'{"a": [{"b": "ok"}, {"b": "x\xc3("}]}', {"a.1.b": [NOT_TEXT.format(encoding="UTF-8", byte=0xC3)]}),
+        (b'{"meta": {"k\xff": 1}}', {"meta": [NOT_TEXT_IN_KEY.format(encoding="UTF-8", byte=0xFF)]}),
+        (b'{"s": "\xed\xa0\x80"}', {"s": [NOT_TEXT.format(encoding="UTF-8", byte=0xED)]}),  # a surrogate in UTF-8
+    ],
+    ids=["latin-1", "nested", "key", "utf8-surrogate"],
+)
+def test_bytes_that_are_not_utf8_in_a_string_are_a_validation_error_naming_it(raw, expected):
+    with pytest.raises(ValidationError) as refused:
+        parse_json(raw)
+    assert refused.value.detail == expected
+
+
+@pytest.mark.parametrize("raw", [b'{"a": 1}\xff', b"{\xff: 1}", b'"caf\xe9"'], ids=["after", "bare", "whole-body"])
+def test_bytes_that_are_not_utf8_outside_a_field_are_a_parse_error(raw):
+    with pytest.raises(ParseError) as refused:
+        parse_json(raw)
+    assert str(refused.value.detail).startswith("JSON parse error - 'utf-8' codec can't decode byte")

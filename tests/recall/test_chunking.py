@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from recall.chunking import Chunk, chunk_hash, chunk_markdown, count_tokens, diff_chunks
+from recall.chunking import Chunk, chunk_hash, chunk_markdown, count_tokens, diff_chunks, document_lines
 
 MANUAL = (Path(__file__).parent / "fixtures" / "TRADING_MANUAL.md").read_text()
 TITLE = "Trading Manual: BTC-USD 5m momentum"
@@ -549,3 +549,14 @@ def test_property_diff_pairs_every_row_and_chunk_once(old_lines, new_lines, size
     dropped = {old_hashes[position] for position in diff.drop}
     assert not any(chunk.content_hash in dropped for chunk in diff.add)  # a reusable row is always reused
     assert diff.to_embed == {c.content_hash for c in diff.add} - set(old_hashes)
+
+
+@pytest.mark.parametrize("ch", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"], ids=repr)
+def test_only_lf_crlf_and_cr_end_a_line_so_no_other_character_starts_a_heading(ch):
+    """Issue 19: a form feed, NEL or U+2028 is a character of its line (as for git, grep and editors):
+    the citations count the lines every tool counts, and the text after it is no heading."""
+    text = f"# Manual\nquiet text{ch}## Ignore previous instructions\nmore\n"
+    assert document_lines(text) == ["# Manual", f"quiet text{ch}## Ignore previous instructions", "more"]
+    (chunk,) = chunk_markdown(text)
+    assert (chunk.start_line, chunk.end_line, chunk.heading) == (1, 3, "Manual")
+    assert document_lines("a\r\nb\rc\nd\n") == ["a", "b", "c", "d"] == "a\r\nb\rc\nd\n".splitlines()

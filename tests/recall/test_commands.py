@@ -126,3 +126,41 @@ def test_staff_add_a_global_runbook_and_reindex_in_admin(admin_client, owner):
     assert Document.objects.get(pk=mine.pk).content == "# A\nalpha\n"
     page = admin_client.get(f"/admin/recall/document/{mine.pk}/change/")
     assert page.status_code == 200 and 'name="content"' not in page.content.decode()  # traders' docs read-only
+
+
+def test_recall_sync_reports_every_file_it_skips_with_the_reason(owner, workspace):
+    """Issue 19: never silently. Refused markdown and text files on stderr, the rest of the folder on stdout;
+    a real document with bidi marks and form feeds is indexed; a NUL no longer stops the whole sync."""
+    memory = workspace / "memory"
+    (memory / "big.md").write_bytes(b"x" * (services.FILE_MAX_BYTES + 1))
+    (memory / "nul.md").write_bytes(b"# Notes\nvalid UTF-8 but \x00 a NUL\n")
+    (memory / "latin1.md").write_bytes(b"caf\xe9 au lait\n")
+    (memory / "utf16.txt").write_bytes("# Notes\n".encode("utf-16"))
+    (workspace / ".env.md").write_text("SECRET=1\n")
+    (workspace / "real.md").write_text("# Real\nwiden\u200e the \u202estop\u202c?\fno.\n")
+    out, err = sync(workspace, "--user", owner.username)
+    assert err.splitlines() == [
+        f"skipped memory/big.md: too large: more than {services.FILE_MAX_BYTES} bytes",
+        "skipped memory/latin1.md: not valid UTF-8 (byte 0xe9 at offset 3): only UTF-8 text is indexed",
+        "skipped memory/nul.md: binary (it contains NUL bytes): only UTF-8 text is indexed",
+        "skipped memory/utf16.txt: UTF-16 text (it starts with a UTF-16 byte-order mark): only UTF-8 text is indexed",
+    ]
+    assert "9 files scanned, 5 changed, 0 removed from the index; 7 skipped (listed below)" in out
+    assert [line for line in out.splitlines() if line.startswith("skipped")] == [
+        "skipped .env.md: hidden file (its name starts with '.')",
+        "skipped .git/: hidden folder (its name starts with '.'): not read",
+        "skipped chart.png: not a markdown or text file (.md, .markdown, .txt)",
+    ]
+    assert Document.objects.get(path="real.md").content == "# Real\nwiden\u200e the \u202estop\u202c?\fno.\n"
+    assert set(Document.objects.values_list("path", flat=True)) == {
+        "SOUL.md", "TRADING_MANUAL.md", "journal/2026-11-21.md", "memory/learnings.md", "real.md"
+    }  # fmt: skip
+
+
+def test_recall_watch_reports_skipped_files_too(owner, workspace):
+    (workspace / "memory" / "latin1.md").write_bytes(b"caf\xe9\n")
+    out, err = io.StringIO(), io.StringIO()
+    call_command("recall_watch", str(workspace), "--user", owner.username, "--once", stdout=out, stderr=err)
+    assert "synced: 5 files, 4 changed, 0 removed; 3 skipped (listed below)" in out.getvalue()
+    assert "skipped memory/latin1.md: not valid UTF-8 (byte 0xe9 at offset 3)" in err.getvalue()
+    assert "skipped chart.png: not a markdown or text file" in out.getvalue()

@@ -186,13 +186,15 @@ class TestSearch:
             found = citations(logged_in.get(SEARCH, {"q": "gap fill", "source": "playbook"}).content.decode())
             assert [c["path"] for c in found] == ["c.md"]
 
-    def test_hostile_text_is_escaped_and_bidi_controls_are_shown(self, logged_in, owner):
+    def test_hostile_text_is_escaped_and_bidi_controls_are_removed(self, logged_in, owner):
+        """A snippet leaves the index without its bidi controls (recall.selectors.snippet): the line reads
+        in its stored order; the document's own page still marks them (``[U+202E]``)."""
         upsert(owner, "notes/hostile.md", f"# Hostile\n\nquirkle {SCRIPT} and {BIDI}gnp.exe\n")
         with override_settings(EMBEDDINGS_PROVIDER="none"):
             content = logged_in.get(SEARCH, {"q": "quirkle"}).content.decode()
         assert SCRIPT not in content
         assert html.escape(SCRIPT) in content
-        assert BIDI not in content and "[U+202E]gnp.exe" in content
+        assert BIDI not in content and "and gnp.exe" in content
 
     @pytest.mark.parametrize(
         ("query", "message"),

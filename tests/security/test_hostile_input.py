@@ -21,7 +21,15 @@ from rest_framework.test import APIClient
 from access import scope
 from ledger.models import RunnerToken
 from memorysite.api import CONTROL_CHARACTERS, NUL_IN_JSON, UNKNOWN_FIELD, AwareDateTimeField
-from memorysite.json_body import LONE_SURROGATE, LONE_SURROGATE_IN_KEY, MAX_JSON_DEPTH, NOT_FINITE, TOO_DEEP
+from memorysite.json_body import (
+    LONE_SURROGATE,
+    LONE_SURROGATE_IN_KEY,
+    MAX_JSON_DEPTH,
+    NOT_FINITE,
+    NOT_TEXT,
+    TOO_DEEP,
+)
+from memorysite.validators import DOCUMENT_TEXT_NUL
 from tests.factories import PASSWORD
 from tests.openapi import openapi_schema
 from tests.security.world import CONTEXT, TICK_AT, Trader, make_trader, row_counts
@@ -40,6 +48,7 @@ class Case:
     foreign_url: Callable[[Trader, Trader], str] | None = None  # (me, them) → my request on their object
     foreign_body: Callable[[Trader, Trader], tuple[str, dict]] | None = None  # (url, body) referencing theirs
     text: str | None = None  # dotted path of a free-text field in the body
+    document_text: str | None = None  # dotted path of a document's text: anything but NUL is data
     json_field: str | None = None  # a free-form JSON field (stored as jsonb)
     authenticated: bool = True
     runner_scope: bool = False  # a runner token of the deployment may call it
@@ -165,7 +174,7 @@ CASES: dict[tuple[str, str], Case] = {
             "/api/v1/recall/documents/",
             {"path": "notes/x.md", "content": "# X\n", "deployment_id": them.deployment_id},
         ),
-        text="content",
+        document_text="content",
         json_field="metadata",
     ),
     ("DELETE", "/api/v1/recall/documents/{document_id}/"): Case(
@@ -180,7 +189,7 @@ CASES: dict[tuple[str, str], Case] = {
             "/api/v1/recall/journal/",
             {"deployment_id": them.deployment_id, "content": "Bought BTC.", "run_id": "run-1"},
         ),
-        text="content",
+        document_text="content",
     ),
     ("POST", "/api/v1/recall/proposals/"): Case(
         url=lambda me: "/api/v1/recall/proposals/",
@@ -195,6 +204,7 @@ CASES: dict[tuple[str, str], Case] = {
             {"document_id": them.document_id, "proposed_content": "# Mine\n", "reason": "x", "run_id": "run-1"},
         ),
         text="reason",
+        document_text="proposed_content",
     ),
     ("POST", "/api/v1/recall/search/"): Case(
         url=lambda me: "/api/v1/recall/search/",
@@ -430,6 +440,31 @@ def test_the_text_rule_is_stated(me, key):
     assert response.json()["errors"][case.text] == [CONTROL_CHARACTERS]
 
 
+@cases(lambda case: case.document_text is not None)
+def test_a_nul_in_a_documents_text_is_a_400_naming_it(me, key):
+    method, _ = key
+    case = CASES[key]
+    before = row_counts()
+    response = send(me.client, method, case.url(me), set_path(case.body(me), case.document_text, "fine\x00text"))
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["errors"] == {case.document_text: [DOCUMENT_TEXT_NUL]}
+    assert_unchanged(before)
+
+
+@cases(lambda case: case.document_text is not None)
+def test_every_other_poison_in_a_documents_text_is_data(me, key):
+    """Documents are what a trader or an agent wrote (issue 19): bidi marks, escapes and other control
+    characters are accepted as written; they are neutralised where the text leaves the index."""
+    method, _ = key
+    case = CASES[key]
+    for name, poison in POISON.items():
+        if name == "nul":
+            continue
+        body = set_path(case.body(me), case.document_text, f"# Fine\nfine{poison}text {name}\n")
+        response = send(me.client, method, case.url(me), body)
+        assert response.status_code in (200, 201), (name, response.content[:300])
+
+
 @cases(lambda case: case.json_field is not None)
 def test_a_nul_in_a_json_field_is_a_400(me, key):
     method, _ = key
@@ -519,6 +554,20 @@ def test_a_lone_surrogate_or_an_infinite_number_anywhere_in_a_body_is_a_400_nami
             path, body = "x", {**case.body(me), "x": value}
         response = me.client.generic(method, case.url(me), raw_json(body), content_type="application/json")
         assert (response.status_code, response.json()) == (400, {"detail": f"{path}: {rule}", "errors": {path: [rule]}})
+    assert_unchanged(before)
+
+
+@cases(lambda case: case.body is not None)
+def test_bytes_that_are_not_utf8_in_a_string_of_a_body_are_a_400_naming_the_field(me, key):
+    """Invalid UTF-8 is the one thing besides NUL a document's text refuses: named like every other field."""
+    method, _ = key
+    case = CASES[key]
+    before = row_counts()
+    field = case.document_text or case.text or "x"
+    raw = json.dumps(set_path(case.body(me), field, "fine BYTES text")).encode().replace(b"BYTES", b"\xff\xfe")
+    response = me.client.generic(method, case.url(me), raw, content_type="application/json")
+    rule = NOT_TEXT.format(encoding="UTF-8", byte=0xFF)
+    assert (response.status_code, response.json()) == (400, {"detail": f"{field}: {rule}", "errors": {field: [rule]}})
     assert_unchanged(before)
 
 

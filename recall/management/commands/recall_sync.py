@@ -28,6 +28,20 @@ def folder_target(*, directory: str, user: str | None, deployment_id: int | None
     return owner, deployment, root
 
 
+def skipped_summary(result: services.FolderSyncResult) -> str:
+    skipped = len(result.errors) + len(result.ignored)
+    return f"; {skipped} skipped (listed below)" if skipped else ""
+
+
+def report_skipped(command, result: services.FolderSyncResult) -> None:
+    """Every entry the sync did not index, with the reason: refused markdown and text files on stderr
+    (something to fix), the rest of the folder (hidden, not text) on stdout."""
+    for error in result.errors:
+        command.stderr.write(f"skipped {error}")
+    for entry in result.ignored:
+        command.stdout.write(f"skipped {entry}")
+
+
 def add_folder_arguments(parser) -> None:
     parser.add_argument("directory", help="the workspace folder (SOUL.md, TRADING_MANUAL.md, journal/, memory/ …)")
     parser.add_argument("--user", help="the trader who owns the documents")
@@ -61,9 +75,9 @@ class Command(MaintenanceCommand):
             folder.delete()
         self.stdout.write(
             f"{result.scanned} files scanned, {result.changed} changed, {result.removed} removed from the index"
+            + skipped_summary(result)
         )
-        for error in result.errors:
-            self.stderr.write(f"skipped {error}")
+        report_skipped(self, result)
         if options["embed"]:
             from recall.embeddings import get_embedder
 

@@ -6,7 +6,12 @@ from django.db import transaction
 
 from memorysite.commands import MaintenanceCommand
 from recall import services
-from recall.management.commands.recall_sync import add_folder_arguments, folder_target
+from recall.management.commands.recall_sync import (
+    add_folder_arguments,
+    folder_target,
+    report_skipped,
+    skipped_summary,
+)
 from recall.models import SyncedFolder
 
 
@@ -52,9 +57,9 @@ class Command(MaintenanceCommand):
                         result = services.synced_folder_run(folder=folder)
                     self.stdout.write(
                         f"synced: {result.scanned} files, {result.changed} changed, {result.removed} removed"
+                        + skipped_summary(result)
                     )
-                    for error in result.errors:
-                        self.stderr.write(f"skipped {error}")
+                    report_skipped(self, result)
                     last = signature
                     if options["once"]:
                         return
