@@ -4,6 +4,12 @@ agents' journal appends and edit proposals, citations on decision snapshots, tra
 Embedding never runs on the request path of a write: ``document_upsert`` stores the chunks with a
 null embedding and queues ``recall.embed_pending`` on commit. On a new version of a document only
 chunks whose hash changed are replaced; unchanged chunks keep their row and their embedding.
+
+Lock order: a document's row, then its chunks. A write locks the document first (``select_for_update``)
+and then deletes or moves its chunks; the embedding worker holds chunk locks only in a transaction that
+waits for nothing (SKIP LOCKED, then updates of those rows) and locks a document only afterwards, in a
+transaction of its own holding nothing else. So no transaction ever waits for a document while holding
+a chunk, and a write never deadlocks with the worker.
 """
 
 from __future__ import annotations
@@ -144,6 +150,8 @@ def document_upsert(
                 document.save(update_fields=["metadata", "updated_at"])
             return UpsertResult(document, False, False, 0, document.chunk_count, 0)
         existing: dict[str, list[Chunk]] = {}
+        # Read without locking: the worker may be embedding some of these rows; deleting or moving one
+        # waits for its batch to commit (the worker never waits for this document meanwhile).
         for chunk in document.chunks.all().order_by("ordinal"):
             existing.setdefault(chunk.content_hash, []).append(chunk)
         keep, add = [], []
@@ -181,6 +189,9 @@ def document_upsert(
             ]
         )
         embedding_on = settings.EMBEDDINGS_PROVIDER != "none"
+        # A kept row may still wait for its vector (an earlier version's, or one the worker skipped
+        # because this write held it): the document is not indexed until it has one, and a run is queued.
+        pending = bool(add) or any(row.embedding is None for row in keep)
         if not created:
             document.version += 1
         document.source = source
@@ -189,9 +200,9 @@ def document_upsert(
         document.chunk_count = len(chunks)
         if metadata is not None:
             document.metadata = dict(metadata)
-        document.indexed_at = None if (add and embedding_on) else timezone.now()
+        document.indexed_at = None if (pending and embedding_on) else timezone.now()
         document.save()
-        if add and embedding_on and queue_embedding:
+        if pending and embedding_on and queue_embedding:
             transaction.on_commit(_queue_embedding)
     return UpsertResult(document, created, True, len(add), len(keep), len(stale))
 
@@ -203,7 +214,11 @@ def _queue_embedding() -> None:
 
 
 def document_delete(*, document: Document) -> None:
-    document.delete()
+    """Remove a document and its chunks, locking the document first (the module's lock order)."""
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().filter(pk=document.pk).first()
+        if locked is not None:
+            locked.delete()
 
 
 def document_reindex(*, document: Document) -> UpsertResult:
@@ -220,9 +235,16 @@ def document_reindex(*, document: Document) -> UpsertResult:
 
 def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None = None, now=None) -> int:
     """Embed chunks that have no embedding yet, a batch at a time; rows being embedded by another
-    worker are skipped (SKIP LOCKED). Returns how many chunks were embedded."""
+    worker, or held by a write of their document, are skipped (SKIP LOCKED; that write queues another
+    run). Returns how many chunks were embedded.
+
+    A batch's transaction locks chunks only and waits for nothing; the documents are marked indexed
+    after it commits, one short transaction each (the module's lock order: never a document while
+    holding a chunk)."""
     done = 0
     batches = 0
+    drained = False
+    stamp = now or timezone.now()
     while max_batches is None or batches < max_batches:
         failure: Exception | None = None
         with transaction.atomic():
@@ -233,6 +255,7 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
                 .only("id", "document_id", "heading", "text")[:batch]
             )
             if not rows:
+                drained = True
                 break
             try:
                 vectors = embedder.embed([embedding_text(row.heading, row.text) for row in rows])
@@ -244,7 +267,8 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
                     row.embedding = vector
                     row.embedded_at = stamp
                 Chunk.objects.bulk_update(rows, ["embedding", "embedded_at"])
-                _mark_indexed({row.document_id for row in rows}, stamp)
+        if failure is None:
+            _mark_indexed({row.document_id for row in rows}, stamp)
         if failure is not None:
             logger.error("recall: embedding failed for %d chunks", len(rows), exc_info=failure)
             with transaction.atomic():
@@ -254,6 +278,8 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
             raise failure
         done += len(rows)
         batches += 1
+    if drained:  # and documents a run stopped short of marking (a worker lost between its transactions)
+        _mark_indexed(set(_unmarked_documents()), stamp)
     return done
 
 
@@ -263,8 +289,20 @@ def embedding_text(heading: str, text: str) -> str:
 
 
 def _mark_indexed(document_ids: set[int], stamp: dt.datetime) -> None:
+    """Mark the documents whose chunks all have their vector indexed, each in its own transaction that
+    locks the document row first: a write of it in flight is waited for, and the check for pending
+    chunks is a statement after the lock, so it sees what that write committed."""
     pending = Chunk.objects.filter(document_id=OuterRef("pk"), embedding__isnull=True)
-    Document.objects.filter(pk__in=document_ids).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+    for document_id in sorted(document_ids):
+        with transaction.atomic():
+            if not list(Document.objects.select_for_update().filter(pk=document_id).values_list("pk")):
+                continue  # deleted meanwhile
+            Document.objects.filter(pk=document_id).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+
+
+def _unmarked_documents():
+    pending = Chunk.objects.filter(document_id=OuterRef("pk"), embedding__isnull=True)
+    return Document.objects.filter(indexed_at__isnull=True).exclude(Exists(pending)).values_list("pk", flat=True)[:1000]
 
 
 # ------------------------------------------------------------------------------ agents' writes

@@ -591,6 +591,29 @@ def test_health_pending_is_zero_when_embeddings_are_off(owner_api, owner):
     assert state["last_sync_at"] is not None
 
 
+def test_a_version_that_only_drops_chunks_stays_pending_while_kept_chunks_wait(owner):
+    content = _long_manual(sections=3)
+    first = services.document_upsert(owner=owner, path="a.md", content=content, source="workspace")
+    assert first.document.indexed_at is None and first.chunks_added == 3
+    shorter = content[: content.index("## Section 2")]
+    second = services.document_upsert(owner=owner, path="a.md", content=shorter, source="workspace")
+    assert (second.chunks_added, second.chunks_kept, second.chunks_removed) == (0, 2, 1)
+    assert second.document.indexed_at is None  # its two kept chunks still wait for their vectors
+    assert services.embed_pending(embedder=get_embedder()) == 2
+    second.document.refresh_from_db()
+    assert second.document.indexed_at is not None
+
+
+def test_a_run_that_finds_nothing_pending_marks_documents_left_unmarked(owner):
+    document = index(owner, "a.md", "# A\nx\n")
+    Document.objects.filter(pk=document.pk).update(indexed_at=None)  # a worker lost between its transactions
+    index(owner, "b.md", "# B\ny\n", embed=False)  # still pending: stays unmarked
+    assert services.embed_pending(embedder=get_embedder(), max_batches=0) == 0
+    assert Document.objects.get(pk=document.pk).indexed_at is None  # stopped by max_batches, not drained
+    assert services.embed_pending(embedder=get_embedder()) == 1
+    assert not Document.objects.filter(indexed_at__isnull=True).exists()
+
+
 # -- journal ------------------------------------------------------------------------------------------
 
 
