@@ -69,7 +69,9 @@ class DocumentListCreateView(APIView):
         "Embedding runs in a worker: `GET /api/v1/recall/health/` shows the chunks still pending. "
         "`deployment_id` scopes the document to one deployment's searches; without it every search of yours "
         "reads it. SOUL.md and TRADING_MANUAL.md may be created here but not changed (403): an agent proposes "
-        "an edit (`POST /api/v1/recall/proposals/`) and the trader approves it.",
+        "an edit (`POST /api/v1/recall/proposals/`) and the trader approves it. Files under `journal/` and "
+        "`memory/` are append-only (seed §5): this endpoint neither creates nor overwrites them (400 on `path`); "
+        "append with `POST /api/v1/recall/journal/`, which attributes each entry to a run.",
         tags=["recall"],
     )
     def post(self, request):
@@ -112,7 +114,10 @@ class DocumentDetailView(APIView):
     @extend_schema(
         responses={
             204: None,
-            403: OpenApiResponse(description="A global document (staff manage those) or SOUL.md / TRADING_MANUAL.md."),
+            403: OpenApiResponse(
+                description="A global document (staff manage those), SOUL.md / TRADING_MANUAL.md, or a file under "
+                "journal/ or memory/ (append-only: the trader deletes those on the /recall/ page)."
+            ),
             **_ERRORS,
         },
         summary="Remove one of your documents from the index",
@@ -122,9 +127,10 @@ class DocumentDetailView(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         if document.owner_id is None:
             raise PermissionDenied("global documents are managed by staff")
-        if services.is_protected(document.path):
-            raise PermissionDenied(f"{document.path} is protected: it cannot be deleted through the API")
-        services.document_delete(document=document)
+        try:
+            services.agent_document_delete(document=document)
+        except services.ProtectedDocument as error:
+            raise PermissionDenied(str(error)) from error
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -56,6 +56,15 @@ JOURNAL_PATHS = {
     JournalKind.LEARNING: "memory/learnings-{month}.md",
     JournalKind.NOTE: "memory/notes-{month}.md",
 }
+# Folders only the journal endpoint writes (seed §5: additive, each write attributed to a run).
+APPEND_ONLY_FOLDERS = ("journal", "memory")
+APPEND_ONLY = (
+    "journal/ and memory/ are append-only: append an entry with POST /api/v1/recall/journal/ (attributed to a run)"
+)
+APPEND_ONLY_DELETE = (
+    "path: {path} is append-only (journal/ and memory/): agents cannot delete it; the trader can, on its /recall/ page"
+)
+PROTECTED_DELETE = "path: {path} is protected: it cannot be deleted through the API"
 JOURNAL_DOCUMENT_MAX = 100_000  # characters per journal file before it continues in the next part
 # Sources that read as staff's: only staff write them (global ones in admin); a trader's document cannot pose as one.
 STAFF_SOURCES = (DocumentSource.PLAYBOOK, DocumentSource.RUNBOOK)
@@ -95,12 +104,21 @@ def is_protected(path: str) -> bool:
     return posixpath.basename(path).lower() in {name.lower() for name in PROTECTED_PATHS}
 
 
+def is_append_only(path: str) -> bool:
+    """In a journal/ or memory/ folder: at the workspace's root or an agent's (``agents/btc/journal/``,
+    as a synced folder with a prefix stores it), in any case (``Journal/x.md`` is no other file)."""
+    return any(folder.lower() in APPEND_ONLY_FOLDERS for folder in path.split("/")[:-1])
+
+
 def agent_document_upsert(
     *, owner, path: str, content: str, source: str, deployment: Deployment | None = None, **fields
 ):
     """``document_upsert`` for writes on an agent's token (the API): a protected document (the manual,
     SOUL.md) may be created, but once it exists it changes only through an approved edit proposal; a
-    playbook or runbook source is staff's (ValidationError on ``source`` for anyone else)."""
+    playbook or runbook source is staff's (ValidationError on ``source`` for anyone else); journal/ and
+    memory/ are written by ``journal_append`` only (ValidationError on ``path``)."""
+    if is_append_only(clean_path(path)):
+        raise ValidationError({"path": [APPEND_ONLY]})
     if source in STAFF_SOURCES and not owner.is_staff:
         raise ValidationError({"source": [STAFF_SOURCE_ONLY]})
     return document_upsert(
@@ -211,6 +229,16 @@ def _queue_embedding() -> None:
     from recall.tasks import embed_pending
 
     embed_pending.delay()
+
+
+def agent_document_delete(*, document: Document) -> None:
+    """``document_delete`` on an agent's token (the API): the manual and SOUL.md, and the journal/ and
+    memory/ files, are not deleted this way (ProtectedDocument); the trader deletes them on the page."""
+    if is_protected(document.path):
+        raise ProtectedDocument(PROTECTED_DELETE.format(path=document.path))
+    if is_append_only(document.path):
+        raise ProtectedDocument(APPEND_ONLY_DELETE.format(path=document.path))
+    document_delete(document=document)
 
 
 def document_delete(*, document: Document) -> None:

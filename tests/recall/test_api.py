@@ -252,6 +252,43 @@ def test_the_manual_cannot_be_rewritten_by_deleting_and_recreating_it(owner_api,
     assert Document.objects.get(owner=owner, path="TRADING_MANUAL.md").content == MANUAL
 
 
+APPEND_ONLY_RULE = services.APPEND_ONLY
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["journal/2026-06-04.md", "memory/learnings-2026-06.md", "memory/notes.md", "journal/week/1.md", "Journal/x.md",
+     "MEMORY/x.md", "agents/btc/journal/2026-06-04.md"],
+)  # fmt: skip
+def test_journal_and_memory_files_are_never_written_through_the_documents_endpoint(owner_api, owner, path):
+    deployment = DeploymentFactory(owner=owner)
+    for body in ({"path": path, "content": "# Day\nforged\n"}, {"path": path, "content": "x", "source": "journal"}):
+        response = owner_api.post(DOCUMENTS, body, format="json")
+        assert_matches_schema(response)
+        assert assert_400(response, "path") == [APPEND_ONLY_RULE]
+        assert response.json()["detail"] == f"path: {APPEND_ONLY_RULE}"
+    assert not Document.objects.exists()
+    # An existing file (the journal's own) is not overwritten either, nor deleted.
+    existing = services.journal_append(deployment=deployment, kind="journal", content="real entry", run_id="r1")
+    document = existing.document
+    response = owner_api.post(
+        DOCUMENTS, {"path": document.path, "content": "rewritten", "deployment_id": deployment.pk}, format="json"
+    )
+    assert assert_400(response, "path") == [APPEND_ONLY_RULE]
+    response = owner_api.delete(f"{DOCUMENTS}{document.pk}/")
+    assert response.status_code == 403, response.content
+    assert_matches_schema(response)
+    assert response.json()["detail"] == services.APPEND_ONLY_DELETE.format(path=document.path)
+    document.refresh_from_db()
+    assert (document.version, "real entry" in document.content, "rewritten" in document.content) == (1, True, False)
+
+
+@pytest.mark.parametrize("path", ["journal.md", "notes/journals/x.md", "memory-notes.md", "agents/memory.md"])
+def test_paths_that_only_look_like_the_journal_are_ordinary_documents(owner_api, path):
+    created = post(owner_api, DOCUMENTS, {"path": path, "content": "# A\nx\n"}, 201)
+    assert owner_api.delete(f"{DOCUMENTS}{created['id']}/").status_code == 204
+
+
 def test_a_deployment_id_beyond_the_integer_range_is_not_a_server_error(owner_api):
     response = owner_api.post(DOCUMENTS, {"path": "a.md", "content": "x", "deployment_id": 2**63}, format="json")
     assert response.status_code in (400, 404), response.content
@@ -717,11 +754,14 @@ def test_the_journal_list_is_own_entries_only(owner_api, other_api, owner, other
     assert other_api.get(JOURNAL).json()["count"] == 1
 
 
-def test_a_journal_entry_outlives_its_deleted_document(owner_api, owner):
+def test_a_journal_entry_outlives_its_document_deleted_by_the_trader(owner_api, owner, client):
     deployment = DeploymentFactory(owner=owner)
     entry = post(owner_api, JOURNAL, {"deployment_id": deployment.pk, "content": "x", "run_id": "r1"}, 201)
     document = Document.objects.get(path=entry["path"])
-    assert owner_api.delete(f"{DOCUMENTS}{document.pk}/").status_code == 204
+    assert owner_api.delete(f"{DOCUMENTS}{document.pk}/").status_code == 403  # not on the agent's token
+    client.force_login(owner)
+    assert client.post(f"/recall/documents/{document.pk}/delete/").status_code == 302
+    assert not Document.objects.filter(pk=document.pk).exists()
     response = owner_api.get(JOURNAL)
     assert_matches_schema(response)
     (row,) = response.json()["results"]
