@@ -24,14 +24,16 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
 from recall.chunking import chunk_markdown
 from recall.models import (
     DOCUMENT_MAX_CHARS,
+    MANUAL_NAME,
+    MANUAL_PATH_REGEX,
     Chunk,
     Document,
     DocumentSource,
@@ -50,7 +52,7 @@ logger = logging.getLogger(__name__)
 EMBED_BATCH = 32
 CITED_SEARCHES_MAX = 20  # searches whose citations one decision snapshot keeps
 # Paths an agent may not rewrite: it proposes an edit and the trader approves it (seed §5).
-PROTECTED_PATHS = ("SOUL.md", "TRADING_MANUAL.md")
+PROTECTED_PATHS = ("SOUL.md", MANUAL_NAME)
 JOURNAL_PATHS = {
     JournalKind.JOURNAL: "journal/{date}.md",
     JournalKind.LEARNING: "memory/learnings-{month}.md",
@@ -78,6 +80,18 @@ class ProtectedDocument(Exception):
     """An agent tried to rewrite the manual (or SOUL.md): it may only propose an edit (seed §5)."""
 
 
+class ManualConflict(Exception):
+    """A second manual where a deployment would read two (seed §5: one manual per deployment scope)."""
+
+    def __init__(self, existing: Document):
+        self.existing = existing
+        where = f"deployment #{existing.deployment_id}" if existing.deployment_id else "all your deployments"
+        super().__init__(
+            f"one manual per deployment scope: {existing.path} (document {existing.pk}) is already the manual of "
+            f"{where}; edit that one (POST /api/v1/recall/proposals/), or the trader deletes it on /recall/ first"
+        )
+
+
 class ProposalConflict(Exception):
     """The document changed since the proposal was made: approving it would overwrite that change."""
 
@@ -102,6 +116,17 @@ def content_hash(text: str) -> str:
 
 def is_protected(path: str) -> bool:
     return posixpath.basename(path).lower() in {name.lower() for name in PROTECTED_PATHS}
+
+
+def is_manual(path: str) -> bool:
+    return posixpath.basename(path).lower() == MANUAL_NAME.lower()
+
+
+def manuals_in_scope_of(*, owner, deployment: Deployment | None):
+    """The owner's manuals a document in this scope would sit beside: every one for the owner-wide
+    scope; the owner-wide one and the deployment's own for a deployment."""
+    scope = Q() if deployment is None else Q(deployment__isnull=True) | Q(deployment=deployment)
+    return Document.objects.filter(scope, owner=owner, path__iregex=MANUAL_PATH_REGEX).order_by("id")
 
 
 def is_append_only(path: str) -> bool:
@@ -151,12 +176,27 @@ def document_upsert(
     digest = content_hash(content)
     chunks = chunk_markdown(content)
     with transaction.atomic():
-        document, created = Document.objects.select_for_update().get_or_create(
-            owner=owner,
-            deployment=deployment,
-            path=path,
-            defaults={"source": source, "metadata": dict(metadata or {}), "content": content, "content_hash": digest},
-        )
+        if owner is not None and is_manual(path):
+            other = manuals_in_scope_of(owner=owner, deployment=deployment).exclude(deployment=deployment, path=path)
+            if (existing := other.first()) is not None:
+                raise ManualConflict(existing)
+        try:
+            document, created = Document.objects.select_for_update().get_or_create(
+                owner=owner,
+                deployment=deployment,
+                path=path,
+                defaults={
+                    "source": source,
+                    "metadata": dict(metadata or {}),
+                    "content": content,
+                    "content_hash": digest,
+                },
+            )
+        except IntegrityError as error:  # a second manual created concurrently: the constraint refused it
+            existing = manuals_in_scope_of(owner=owner, deployment=deployment).first()
+            if _constraint_of(error) != MANUAL_CONSTRAINT or existing is None:
+                raise
+            raise ManualConflict(existing) from error
         if protect and not created and document.content_hash != digest and is_protected(path):
             raise ProtectedDocument(
                 f"{path} is protected: agents cannot rewrite it; propose the edit with POST /api/v1/recall/proposals/"
@@ -223,6 +263,55 @@ def document_upsert(
         if pending and embedding_on and queue_embedding:
             transaction.on_commit(_queue_embedding)
     return UpsertResult(document, created, True, len(add), len(keep), len(stale))
+
+
+MANUAL_CONSTRAINT = "recall_one_manual_per_deployment"
+
+
+def _constraint_of(error: IntegrityError) -> str | None:
+    diagnostics = getattr(error.__cause__, "diag", None)
+    return getattr(diagnostics, "constraint_name", None)
+
+
+def manual_conflicts() -> list[Document]:
+    """Traders' manuals that a deployment reads beside another (only a database from before the
+    one-manual constraint has any), by owner and id: what ``manage.py recall_manuals`` lists."""
+    manuals = list(
+        Document.objects.filter(owner__isnull=False, path__iregex=MANUAL_PATH_REGEX)
+        .select_related("owner")
+        .order_by("owner__username", "id")
+        .defer("content", "metadata")
+    )
+
+    def beside(a: Document, b: Document) -> bool:
+        same_scope = a.deployment_id is None or b.deployment_id is None or a.deployment_id == b.deployment_id
+        return a.pk != b.pk and a.owner_id == b.owner_id and same_scope
+
+    return [manual for manual in manuals if any(beside(manual, other) for other in manuals)]
+
+
+def manual_keep(*, document: Document) -> list[Document]:
+    """Make ``document`` its scope's only manual: every other manual of the owner that a deployment
+    would read beside it is renamed ``TRADING_MANUAL.superseded-<id>.md`` in its folder (content,
+    chunks and embeddings kept; nothing is deleted). Returns the renamed documents. For traders whose
+    database predates the one-manual rule (recall 0002 refuses to migrate until each keeps one)."""
+    if document.owner_id is None or not is_manual(document.path):
+        raise ValidationError({"document_id": f"{document.path} is not a trader's {MANUAL_NAME}"})
+    renamed = []
+    with transaction.atomic():
+        others = (
+            manuals_in_scope_of(owner=document.owner, deployment=document.deployment)
+            .exclude(pk=document.pk)
+            .select_for_update()
+        )
+        for other in others:
+            folder, name = posixpath.split(other.path)
+            stem = name[: -len(".md")]
+            other.path = posixpath.join(folder, f"{stem}.superseded-{other.pk}.md")
+            other.save(update_fields=["path", "updated_at"])
+            Chunk.objects.filter(document=other).update(path=other.path)
+            renamed.append(other)
+    return renamed
 
 
 def _queue_embedding() -> None:
@@ -607,7 +696,7 @@ def folder_sync(
             )
             seen.add(result.document.path)
             changed += result.changed
-        except (OSError, UnicodeDecodeError, ValidationError) as error:
+        except (OSError, UnicodeDecodeError, ValidationError, ManualConflict) as error:
             message = error.messages[0] if isinstance(error, ValidationError) else str(error)
             errors.append(f"{relative}: {message}")
             seen.add(relative)

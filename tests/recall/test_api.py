@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import string
+import time
 import uuid
 
 import pytest
@@ -238,10 +239,13 @@ def test_a_protected_document_is_created_but_never_rewritten_through_the_api(own
     document = Document.objects.get(pk=created["id"])
     assert (document.content, document.version) == (MANUAL, 1)
     assert "No rules" not in "".join(Chunk.objects.filter(document=document).values_list("text", flat=True))
-    # the same name elsewhere (another deployment's scope, or no such document yet) is a creation
+    # SOUL.md's name elsewhere is a creation; a second manual beside the first is not (one per deployment scope)
     deployment = DeploymentFactory(owner=owner)
     scoped = {"path": path, "content": "# Manual\nDeployment rules.\n", "deployment_id": deployment.pk}
-    assert post(owner_api, DOCUMENTS, scoped, 201)["id"] != created["id"]
+    if path.endswith("SOUL.md"):
+        assert post(owner_api, DOCUMENTS, scoped, 201)["id"] != created["id"]
+    else:
+        assert post(owner_api, DOCUMENTS, scoped, 409)["manual"]["id"] == created["id"]
 
 
 def test_the_manual_cannot_be_rewritten_by_deleting_and_recreating_it(owner_api, owner):
@@ -250,6 +254,122 @@ def test_the_manual_cannot_be_rewritten_by_deleting_and_recreating_it(owner_api,
     assert refused.status_code == 403 and "protected" in refused.json()["detail"]
     owner_api.post(DOCUMENTS, {"path": "TRADING_MANUAL.md", "content": "# Manual\nNo rules.\n"}, format="json")
     assert Document.objects.get(owner=owner, path="TRADING_MANUAL.md").content == MANUAL
+
+
+def manual_conflict(api, body, existing: Document) -> None:
+    refused = post(api, DOCUMENTS, body, 409)
+    where = f"deployment #{existing.deployment_id}" if existing.deployment_id else "all your deployments"
+    assert refused == {
+        "detail": f"path: one manual per deployment scope: {existing.path} (document {existing.pk}) is already the "
+        f"manual of {where}; edit that one (POST /api/v1/recall/proposals/), or the trader deletes it on /recall/ "
+        "first",
+        "manual": {"id": existing.pk, "path": existing.path, "deployment_id": existing.deployment_id},
+    }
+
+
+def test_one_manual_per_deployment_scope(owner_api, other_api, owner, other):
+    first, second = DeploymentFactory(owner=owner), DeploymentFactory(owner=owner)
+    manual = {"content": MANUAL}
+    # One per deployment: each deployment reads its own.
+    mine = post(owner_api, DOCUMENTS, {**manual, "path": "TRADING_MANUAL.md", "deployment_id": first.pk}, 201)
+    post(owner_api, DOCUMENTS, {**manual, "path": "agents/b/TRADING_MANUAL.md", "deployment_id": second.pk}, 201)
+    first_manual = Document.objects.get(pk=mine["id"])
+    # A second in that deployment, under any folder or case, or one for all deployments beside it: refused.
+    for body in (
+        {**manual, "path": "docs/trading_manual.md", "deployment_id": first.pk},
+        {**manual, "path": "TRADING_MANUAL.md"},
+    ):
+        manual_conflict(owner_api, body, first_manual)
+    assert Document.objects.filter(owner=owner).count() == 2
+    # Posting the manual in place again is no second manual (unchanged: 200).
+    assert post(owner_api, DOCUMENTS, {**manual, "path": "TRADING_MANUAL.md", "deployment_id": first.pk}, 200)
+    # Another trader's manuals are theirs: theirs for all deployments is no conflict with mine.
+    theirs = post(other_api, DOCUMENTS, {**manual, "path": "TRADING_MANUAL.md"}, 201)
+    their_deployment = DeploymentFactory(owner=other)
+    body = {**manual, "path": "TRADING_MANUAL.md", "deployment_id": their_deployment.pk}
+    manual_conflict(other_api, body, Document.objects.get(pk=theirs["id"]))
+    # Once the trader deletes the one in place, another may be created there.
+    assert owner_api.delete(f"{DOCUMENTS}{mine['id']}/").status_code == 403  # the manual is protected
+    services.document_delete(document=first_manual)
+    post(owner_api, DOCUMENTS, {**manual, "path": "docs/trading_manual.md", "deployment_id": first.pk}, 201)
+
+
+def test_a_synced_folder_reports_a_second_manual_and_indexes_the_rest(owner, tmp_path):
+    deployment = DeploymentFactory(owner=owner)
+    scoped = services.document_upsert(
+        owner=owner, deployment=deployment, path="TRADING_MANUAL.md", content=MANUAL, source="workspace"
+    ).document
+    (tmp_path / "TRADING_MANUAL.md").write_text(MANUAL)
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    result = services.folder_sync(owner=owner, root=tmp_path)
+    assert (result.scanned, result.changed) == (2, 1)
+    assert result.errors == (f"TRADING_MANUAL.md: {services.ManualConflict(scoped)}",)
+    assert set(Document.objects.values_list("path", "deployment")) == {
+        ("TRADING_MANUAL.md", deployment.pk),
+        ("notes.md", None),
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_manuals_created_at_once_are_a_409_not_a_server_error(owner):
+    """The constraint decides a race the check before it cannot see: the second insert waits for the
+    first transaction, then is refused."""
+    import threading
+
+    from django.db import connection
+
+    from access import scope
+
+    deployment = DeploymentFactory(owner=owner)
+    inserted, release = threading.Event(), threading.Event()
+    created: list[Document] = []
+    responses: list = []
+
+    def first_writer():
+        try:
+            with scope.owner_scope(owner):
+                created.append(
+                    services.document_upsert(
+                        owner=owner, path="TRADING_MANUAL.md", content=MANUAL, source="workspace"
+                    ).document
+                )
+                inserted.set()
+                assert release.wait(20)
+        finally:
+            connection.close()
+
+    api = token_client(owner)
+    api.raise_request_exception = False
+
+    def second_writer():
+        try:
+            body = {"path": "TRADING_MANUAL.md", "content": MANUAL, "deployment_id": deployment.pk}
+            responses.append(api.post(DOCUMENTS, body, format="json"))
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=first_writer)
+    first.start()
+    assert inserted.wait(20)
+    second = threading.Thread(target=second_writer)
+    second.start()
+    waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    deadline = time.monotonic() + 20
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(waiting)
+            if cursor.fetchone()[0]:
+                break
+            assert time.monotonic() < deadline, "the second insert never waited for the first"
+            time.sleep(0.05)
+    release.set()
+    first.join(20)
+    second.join(20)
+    (response,) = responses
+    assert response.status_code == 409, response.content
+    assert_matches_schema(response)
+    assert response.json()["manual"] == {"id": created[0].pk, "path": "TRADING_MANUAL.md", "deployment_id": None}
+    assert list(Document.objects.values_list("pk", flat=True)) == [created[0].pk]
 
 
 APPEND_ONLY_RULE = services.APPEND_ONLY
