@@ -7,9 +7,9 @@ chunks whose hash changed are replaced; unchanged chunks keep their row and thei
 
 Lock order: a document's row, then its chunks. A write locks the document first (``select_for_update``)
 and then deletes or moves its chunks; the embedding worker holds chunk locks only in a transaction that
-waits for nothing (SKIP LOCKED, then updates of those rows) and locks a document only afterwards, in a
-transaction of its own holding nothing else. So no transaction ever waits for a document while holding
-a chunk, and a write never deadlocks with the worker.
+waits for nothing (SKIP LOCKED, then updates of those rows) and locks documents only afterwards, in
+transactions holding no chunk (and waiting, if at all, while holding nothing). So no transaction ever
+waits for a document while holding a chunk, and a write never deadlocks with the worker.
 """
 
 from __future__ import annotations
@@ -356,8 +356,7 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
     run). Returns how many chunks were embedded.
 
     A batch's transaction locks chunks only and waits for nothing; the documents are marked indexed
-    after it commits, one short transaction each (the module's lock order: never a document while
-    holding a chunk)."""
+    after it commits (the module's lock order: never a document while holding a chunk)."""
     done = 0
     batches = 0
     drained = False
@@ -406,11 +405,20 @@ def embedding_text(heading: str, text: str) -> str:
 
 
 def _mark_indexed(document_ids: set[int], stamp: dt.datetime) -> None:
-    """Mark the documents whose chunks all have their vector indexed, each in its own transaction that
-    locks the document row first: a write of it in flight is waited for, and the check for pending
-    chunks is a statement after the lock, so it sees what that write committed."""
+    """Mark the documents whose chunks all have their vector indexed. Each document row is locked before
+    its pending chunks are looked for (a statement after the lock sees what a write in flight committed):
+    the free ones at once (SKIP LOCKED: no wait while holding any), then the others one transaction each,
+    waiting for their write while holding nothing (the module's lock order)."""
     pending = Chunk.objects.filter(document_id=OuterRef("pk"), embedding__isnull=True)
-    for document_id in sorted(document_ids):
+    with transaction.atomic():
+        free = set(
+            Document.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=document_ids)
+            .order_by("id")
+            .values_list("pk", flat=True)
+        )
+        Document.objects.filter(pk__in=free).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+    for document_id in sorted(document_ids - free):
         with transaction.atomic():
             if not list(Document.objects.select_for_update().filter(pk=document_id).values_list("pk")):
                 continue  # deleted meanwhile
