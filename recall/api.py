@@ -10,7 +10,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from ledger import selectors as ledger_selectors
-from memorysite.api import APIView, Page, paginated
+from memorysite.api import APIView, Conflict, Page, paginated
 from recall import answers, selectors, services
 from recall.models import EditProposal, JournalEntry
 from recall.serializers import (
@@ -22,6 +22,7 @@ from recall.serializers import (
     JournalInput,
     JournalListQuery,
     JournalOutput,
+    ManualConflictOutput,
     ProposalInput,
     ProposalListQuery,
     ProposalOutput,
@@ -61,6 +62,11 @@ class DocumentListCreateView(APIView):
             201: DocumentWritten,
             200: DocumentWritten,
             403: OpenApiResponse(description="A change to SOUL.md or TRADING_MANUAL.md: propose it instead."),
+            409: OpenApiResponse(
+                response=ManualConflictOutput,
+                description="A second TRADING_MANUAL.md where a deployment would read two: one manual per deployment "
+                "scope. `manual` is the one in place.",
+            ),
             **_ERRORS,
         },
         summary="Index a document (same path again = a new version; only changed chunks are re-embedded)",
@@ -69,7 +75,11 @@ class DocumentListCreateView(APIView):
         "Embedding runs in a worker: `GET /api/v1/recall/health/` shows the chunks still pending. "
         "`deployment_id` scopes the document to one deployment's searches; without it every search of yours "
         "reads it. SOUL.md and TRADING_MANUAL.md may be created here but not changed (403): an agent proposes "
-        "an edit (`POST /api/v1/recall/proposals/`) and the trader approves it.",
+        "an edit (`POST /api/v1/recall/proposals/`) and the trader approves it. Files under `journal/` and "
+        "`memory/` are append-only (seed §5): this endpoint neither creates nor overwrites them (400 on `path`); "
+        "append with `POST /api/v1/recall/journal/`, which attributes each entry to a run. There is one manual "
+        "(`TRADING_MANUAL.md`, in any folder) per deployment scope: one for all your deployments "
+        "(no `deployment_id`), or one per deployment; a second where a deployment would read two is a 409.",
         tags=["recall"],
     )
     def post(self, request):
@@ -89,6 +99,14 @@ class DocumentListCreateView(APIView):
             )
         except services.ProtectedDocument as error:
             raise PermissionDenied(str(error)) from error
+        except services.ManualConflict as error:
+            manual = error.existing
+            raise Conflict(
+                {
+                    "detail": f"path: {error}",
+                    "manual": {"id": manual.pk, "path": manual.path, "deployment_id": manual.deployment_id},
+                }
+            ) from error
         document = result.document
         body = {
             "id": document.pk,
@@ -112,7 +130,10 @@ class DocumentDetailView(APIView):
     @extend_schema(
         responses={
             204: None,
-            403: OpenApiResponse(description="A global document (staff manage those) or SOUL.md / TRADING_MANUAL.md."),
+            403: OpenApiResponse(
+                description="A global document (staff manage those), SOUL.md / TRADING_MANUAL.md, or a file under "
+                "journal/ or memory/ (append-only: the trader deletes those on the /recall/ page)."
+            ),
             **_ERRORS,
         },
         summary="Remove one of your documents from the index",
@@ -122,9 +143,10 @@ class DocumentDetailView(APIView):
         document = selectors.document_get(user=request.user, document_id=document_id)
         if document.owner_id is None:
             raise PermissionDenied("global documents are managed by staff")
-        if services.is_protected(document.path):
-            raise PermissionDenied(f"{document.path} is protected: it cannot be deleted through the API")
-        services.document_delete(document=document)
+        try:
+            services.agent_document_delete(document=document)
+        except services.ProtectedDocument as error:
+            raise PermissionDenied(str(error)) from error
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

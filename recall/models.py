@@ -9,10 +9,12 @@ reads it, only staff write it. Everything else is owner-scoped like the rest of 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.constraints import ExclusionConstraint
+from django.contrib.postgres.fields import BigIntegerRangeField, RangeOperators
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Func, Q, Value
 from pgvector.django import HnswIndex, VectorField
 
 from access.models import OwnedModel, OwnedQuerySet
@@ -22,6 +24,9 @@ EMBEDDING_DIMENSIONS = 384
 PATH_MAX = 500
 DOCUMENT_MAX_CHARS = 500_000  # and a request body is at most 1 MiB (memorysite.middleware)
 FTS_CONFIG = "english"
+MANUAL_NAME = "TRADING_MANUAL.md"
+# A document is the manual when its file name is TRADING_MANUAL.md, in any folder and any case.
+MANUAL_PATH_REGEX = r"(^|/)trading_manual\.md$"
 
 
 class DocumentSource(models.TextChoices):
@@ -78,6 +83,26 @@ class Document(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(content_hash__regex=r"^[0-9a-f]{64}$"), name="recall_document_hash_sha256"
+            ),
+            # One manual per deployment scope (seed §5): a trader's manual for all deployments (deployment
+            # null: the range (,), overlapping every deployment's) excludes any other, and a deployment's
+            # ([d,d]) excludes another of that deployment. recall.services.document_upsert relies on it.
+            ExclusionConstraint(
+                name="recall_one_manual_per_deployment",
+                expressions=[
+                    ("owner", RangeOperators.EQUAL),
+                    (
+                        Func(
+                            F("deployment"),
+                            F("deployment"),
+                            Value("[]"),
+                            function="int8range",
+                            output_field=BigIntegerRangeField(),
+                        ),
+                        RangeOperators.OVERLAPS,
+                    ),
+                ],
+                condition=Q(owner__isnull=False, path__iregex=MANUAL_PATH_REGEX),
             ),
         ]
         indexes = [models.Index(fields=["owner", "source"], name="recall_document_owner")]
@@ -146,7 +171,7 @@ class Chunk(models.Model):
 
 class LexemeStat(models.Model):
     """How many of a trader's chunks hold a lexeme (``df``), kept in step with ``recall_chunks`` by the
-    triggers of migration 0002 (recall/lexeme_stats.py): keyword ranking's BM25 takes its idf from it
+    triggers of migration 0002 (recall/migrations/0002_lexeme_stats.py): keyword ranking's BM25 takes its idf from it
     and its candidate fetch skips the trader's commonest terms. The row with the empty lexeme (never a
     real one) holds the trader's chunk count (``df``) and token total (``tokens``, for the average
     chunk length). ``owner`` null: the global (staff) documents' counts, read by every trader."""

@@ -76,6 +76,17 @@ class DocumentWritten(serializers.Serializer):
     chunks_removed = serializers.IntegerField()
 
 
+class ManualRef(serializers.Serializer):
+    id = serializers.IntegerField()
+    path = serializers.CharField()
+    deployment_id = serializers.IntegerField(allow_null=True, help_text="null: the manual of all your deployments")
+
+
+class ManualConflictOutput(serializers.Serializer):
+    detail = serializers.CharField(help_text="`path: ` and the rule: one manual per deployment scope.")
+    manual = ManualRef(help_text="The manual in place, which the refused one would sit beside.")
+
+
 class DocumentOutput(serializers.ModelSerializer):
     deployment_id = serializers.IntegerField(allow_null=True)
     scope = serializers.SerializerMethodField(help_text="owner, deployment or global")

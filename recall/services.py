@@ -4,6 +4,12 @@ agents' journal appends and edit proposals, citations on decision snapshots, tra
 Embedding never runs on the request path of a write: ``document_upsert`` stores the chunks with a
 null embedding and queues ``recall.embed_pending`` on commit. On a new version of a document only
 chunks whose hash changed are replaced; unchanged chunks keep their row and their embedding.
+
+Lock order: a document's row, then its chunks. A write locks the document first (``select_for_update``)
+and then deletes or moves its chunks; the embedding worker holds chunk locks only in a transaction that
+waits for nothing (SKIP LOCKED, then updates of those rows) and locks documents only afterwards, in
+transactions holding no chunk (and waiting, if at all, while holding nothing). So no transaction ever
+waits for a document while holding a chunk, and a write never deadlocks with the worker.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
@@ -28,6 +34,8 @@ from memorysite.validators import DOCUMENT_TEXT_NUL
 from recall.chunking import chunk_markdown
 from recall.models import (
     DOCUMENT_MAX_CHARS,
+    MANUAL_NAME,
+    MANUAL_PATH_REGEX,
     Chunk,
     Document,
     DocumentSource,
@@ -46,12 +54,21 @@ logger = logging.getLogger(__name__)
 EMBED_BATCH = 32
 CITED_SEARCHES_MAX = 20  # searches whose citations one decision snapshot keeps
 # Paths an agent may not rewrite: it proposes an edit and the trader approves it (seed §5).
-PROTECTED_PATHS = ("SOUL.md", "TRADING_MANUAL.md")
+PROTECTED_PATHS = ("SOUL.md", MANUAL_NAME)
 JOURNAL_PATHS = {
     JournalKind.JOURNAL: "journal/{date}.md",
     JournalKind.LEARNING: "memory/learnings-{month}.md",
     JournalKind.NOTE: "memory/notes-{month}.md",
 }
+# Folders only the journal endpoint writes (seed §5: additive, each write attributed to a run).
+APPEND_ONLY_FOLDERS = ("journal", "memory")
+APPEND_ONLY = (
+    "journal/ and memory/ are append-only: append an entry with POST /api/v1/recall/journal/ (attributed to a run)"
+)
+APPEND_ONLY_DELETE = (
+    "path: {path} is append-only (journal/ and memory/): agents cannot delete it; the trader can, on its /recall/ page"
+)
+PROTECTED_DELETE = "path: {path} is protected: it cannot be deleted through the API"
 JOURNAL_DOCUMENT_MAX = 100_000  # characters per journal file before it continues in the next part
 # Sources that read as staff's: only staff write them (global ones in admin); a trader's document cannot pose as one.
 STAFF_SOURCES = (DocumentSource.PLAYBOOK, DocumentSource.RUNBOOK)
@@ -63,6 +80,18 @@ STAFF_SOURCE_ONLY = (
 
 class ProtectedDocument(Exception):
     """An agent tried to rewrite the manual (or SOUL.md): it may only propose an edit (seed §5)."""
+
+
+class ManualConflict(Exception):
+    """A second manual where a deployment would read two (seed §5: one manual per deployment scope)."""
+
+    def __init__(self, existing: Document):
+        self.existing = existing
+        where = f"deployment #{existing.deployment_id}" if existing.deployment_id else "all your deployments"
+        super().__init__(
+            f"one manual per deployment scope: {existing.path} (document {existing.pk}) is already the manual of "
+            f"{where}; edit that one (POST /api/v1/recall/proposals/), or the trader deletes it on /recall/ first"
+        )
 
 
 class ProposalConflict(Exception):
@@ -91,12 +120,32 @@ def is_protected(path: str) -> bool:
     return posixpath.basename(path).lower() in {name.lower() for name in PROTECTED_PATHS}
 
 
+def is_manual(path: str) -> bool:
+    return posixpath.basename(path).lower() == MANUAL_NAME.lower()
+
+
+def manuals_in_scope_of(*, owner, deployment: Deployment | None):
+    """The owner's manuals a document in this scope would sit beside: every one for the owner-wide
+    scope; the owner-wide one and the deployment's own for a deployment."""
+    scope = Q() if deployment is None else Q(deployment__isnull=True) | Q(deployment=deployment)
+    return Document.objects.filter(scope, owner=owner, path__iregex=MANUAL_PATH_REGEX).order_by("id")
+
+
+def is_append_only(path: str) -> bool:
+    """In a journal/ or memory/ folder: at the workspace's root or an agent's (``agents/btc/journal/``,
+    as a synced folder with a prefix stores it), in any case (``Journal/x.md`` is no other file)."""
+    return any(folder.lower() in APPEND_ONLY_FOLDERS for folder in path.split("/")[:-1])
+
+
 def agent_document_upsert(
     *, owner, path: str, content: str, source: str, deployment: Deployment | None = None, **fields
 ):
     """``document_upsert`` for writes on an agent's token (the API): a protected document (the manual,
     SOUL.md) may be created, but once it exists it changes only through an approved edit proposal; a
-    playbook or runbook source is staff's (ValidationError on ``source`` for anyone else)."""
+    playbook or runbook source is staff's (ValidationError on ``source`` for anyone else); journal/ and
+    memory/ are written by ``journal_append`` only (ValidationError on ``path``)."""
+    if is_append_only(clean_path(path)):
+        raise ValidationError({"path": [APPEND_ONLY]})
     if source in STAFF_SOURCES and not owner.is_staff:
         raise ValidationError({"source": [STAFF_SOURCE_ONLY]})
     return document_upsert(
@@ -131,12 +180,27 @@ def document_upsert(
     digest = content_hash(content)
     chunks = chunk_markdown(content)
     with transaction.atomic():
-        document, created = Document.objects.select_for_update().get_or_create(
-            owner=owner,
-            deployment=deployment,
-            path=path,
-            defaults={"source": source, "metadata": dict(metadata or {}), "content": content, "content_hash": digest},
-        )
+        if owner is not None and is_manual(path):
+            other = manuals_in_scope_of(owner=owner, deployment=deployment).exclude(deployment=deployment, path=path)
+            if (existing := other.first()) is not None:
+                raise ManualConflict(existing)
+        try:
+            document, created = Document.objects.select_for_update().get_or_create(
+                owner=owner,
+                deployment=deployment,
+                path=path,
+                defaults={
+                    "source": source,
+                    "metadata": dict(metadata or {}),
+                    "content": content,
+                    "content_hash": digest,
+                },
+            )
+        except IntegrityError as error:  # a second manual created concurrently: the constraint refused it
+            existing = manuals_in_scope_of(owner=owner, deployment=deployment).first()
+            if _constraint_of(error) != MANUAL_CONSTRAINT or existing is None:
+                raise
+            raise ManualConflict(existing) from error
         if protect and not created and document.content_hash != digest and is_protected(path):
             raise ProtectedDocument(
                 f"{path} is protected: agents cannot rewrite it; propose the edit with POST /api/v1/recall/proposals/"
@@ -148,6 +212,8 @@ def document_upsert(
                 document.save(update_fields=["metadata", "updated_at"])
             return UpsertResult(document, False, False, 0, document.chunk_count, 0)
         existing: dict[str, list[Chunk]] = {}
+        # Read without locking: the worker may be embedding some of these rows; deleting or moving one
+        # waits for its batch to commit (the worker never waits for this document meanwhile).
         for chunk in document.chunks.all().order_by("ordinal"):
             existing.setdefault(chunk.content_hash, []).append(chunk)
         keep, add = [], []
@@ -187,6 +253,9 @@ def document_upsert(
             ]
         )
         embedding_on = settings.EMBEDDINGS_PROVIDER != "none"
+        # A kept row may still wait for its vector (an earlier version's, or one the worker skipped
+        # because this write held it): the document is not indexed until it has one, and a run is queued.
+        pending = bool(add) or any(row.embedding is None for row in keep)
         if not created:
             document.version += 1
         document.source = source
@@ -195,11 +264,60 @@ def document_upsert(
         document.chunk_count = len(chunks)
         if metadata is not None:
             document.metadata = dict(metadata)
-        document.indexed_at = None if (add and embedding_on) else timezone.now()
+        document.indexed_at = None if (pending and embedding_on) else timezone.now()
         document.save()
-        if add and embedding_on and queue_embedding:
+        if pending and embedding_on and queue_embedding:
             transaction.on_commit(_queue_embedding)
     return UpsertResult(document, created, True, len(add), len(keep), len(stale))
+
+
+MANUAL_CONSTRAINT = "recall_one_manual_per_deployment"
+
+
+def _constraint_of(error: IntegrityError) -> str | None:
+    diagnostics = getattr(error.__cause__, "diag", None)
+    return getattr(diagnostics, "constraint_name", None)
+
+
+def manual_conflicts() -> list[Document]:
+    """Traders' manuals that a deployment reads beside another (only a database from before the
+    one-manual constraint has any), by owner and id: what ``manage.py recall_manuals`` lists."""
+    manuals = list(
+        Document.objects.filter(owner__isnull=False, path__iregex=MANUAL_PATH_REGEX)
+        .select_related("owner")
+        .order_by("owner__username", "id")
+        .defer("content", "metadata")
+    )
+
+    def beside(a: Document, b: Document) -> bool:
+        same_scope = a.deployment_id is None or b.deployment_id is None or a.deployment_id == b.deployment_id
+        return a.pk != b.pk and a.owner_id == b.owner_id and same_scope
+
+    return [manual for manual in manuals if any(beside(manual, other) for other in manuals)]
+
+
+def manual_keep(*, document: Document) -> list[Document]:
+    """Make ``document`` its scope's only manual: every other manual of the owner that a deployment
+    would read beside it is renamed ``TRADING_MANUAL.superseded-<id>.md`` in its folder (content,
+    chunks and embeddings kept; nothing is deleted). Returns the renamed documents. For traders whose
+    database predates the one-manual rule (recall 0003 refuses to migrate until each keeps one)."""
+    if document.owner_id is None or not is_manual(document.path):
+        raise ValidationError({"document_id": f"{document.path} is not a trader's {MANUAL_NAME}"})
+    renamed = []
+    with transaction.atomic():
+        others = (
+            manuals_in_scope_of(owner=document.owner, deployment=document.deployment)
+            .exclude(pk=document.pk)
+            .select_for_update()
+        )
+        for other in others:
+            folder, name = posixpath.split(other.path)
+            stem = name[: -len(".md")]
+            other.path = posixpath.join(folder, f"{stem}.superseded-{other.pk}.md")
+            other.save(update_fields=["path", "updated_at"])
+            Chunk.objects.filter(document=other).update(path=other.path)
+            renamed.append(other)
+    return renamed
 
 
 def _queue_embedding() -> None:
@@ -208,8 +326,22 @@ def _queue_embedding() -> None:
     embed_pending.delay()
 
 
+def agent_document_delete(*, document: Document) -> None:
+    """``document_delete`` on an agent's token (the API): the manual and SOUL.md, and the journal/ and
+    memory/ files, are not deleted this way (ProtectedDocument); the trader deletes them on the page."""
+    if is_protected(document.path):
+        raise ProtectedDocument(PROTECTED_DELETE.format(path=document.path))
+    if is_append_only(document.path):
+        raise ProtectedDocument(APPEND_ONLY_DELETE.format(path=document.path))
+    document_delete(document=document)
+
+
 def document_delete(*, document: Document) -> None:
-    document.delete()
+    """Remove a document and its chunks, locking the document first (the module's lock order)."""
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().filter(pk=document.pk).first()
+        if locked is not None:
+            locked.delete()
 
 
 def document_reindex(*, document: Document) -> UpsertResult:
@@ -226,9 +358,15 @@ def document_reindex(*, document: Document) -> UpsertResult:
 
 def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None = None, now=None) -> int:
     """Embed chunks that have no embedding yet, a batch at a time; rows being embedded by another
-    worker are skipped (SKIP LOCKED). Returns how many chunks were embedded."""
+    worker, or held by a write of their document, are skipped (SKIP LOCKED; that write queues another
+    run). Returns how many chunks were embedded.
+
+    A batch's transaction locks chunks only and waits for nothing; the documents are marked indexed
+    after it commits (the module's lock order: never a document while holding a chunk)."""
     done = 0
     batches = 0
+    drained = False
+    stamp = now or timezone.now()
     while max_batches is None or batches < max_batches:
         failure: Exception | None = None
         with transaction.atomic():
@@ -239,6 +377,7 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
                 .only("id", "document_id", "heading", "text")[:batch]
             )
             if not rows:
+                drained = True
                 break
             try:
                 vectors = embedder.embed([embedding_text(row.heading, row.text) for row in rows])
@@ -250,7 +389,8 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
                     row.embedding = vector
                     row.embedded_at = stamp
                 Chunk.objects.bulk_update(rows, ["embedding", "embedded_at"])
-                _mark_indexed({row.document_id for row in rows}, stamp)
+        if failure is None:
+            _mark_indexed({row.document_id for row in rows}, stamp)
         if failure is not None:
             logger.error("recall: embedding failed for %d chunks", len(rows), exc_info=failure)
             with transaction.atomic():
@@ -260,6 +400,8 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
             raise failure
         done += len(rows)
         batches += 1
+    if drained:  # and documents a run stopped short of marking (a worker lost between its transactions)
+        _mark_indexed(set(_unmarked_documents()), stamp)
     return done
 
 
@@ -269,8 +411,29 @@ def embedding_text(heading: str, text: str) -> str:
 
 
 def _mark_indexed(document_ids: set[int], stamp: dt.datetime) -> None:
+    """Mark the documents whose chunks all have their vector indexed. Each document row is locked before
+    its pending chunks are looked for (a statement after the lock sees what a write in flight committed):
+    the free ones at once (SKIP LOCKED: no wait while holding any), then the others one transaction each,
+    waiting for their write while holding nothing (the module's lock order)."""
     pending = Chunk.objects.filter(document_id=OuterRef("pk"), embedding__isnull=True)
-    Document.objects.filter(pk__in=document_ids).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+    with transaction.atomic():
+        free = set(
+            Document.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=document_ids)
+            .order_by("id")
+            .values_list("pk", flat=True)
+        )
+        Document.objects.filter(pk__in=free).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+    for document_id in sorted(document_ids - free):
+        with transaction.atomic():
+            if not list(Document.objects.select_for_update().filter(pk=document_id).values_list("pk")):
+                continue  # deleted meanwhile
+            Document.objects.filter(pk=document_id).exclude(Exists(pending)).update(indexed_at=stamp, index_error="")
+
+
+def _unmarked_documents():
+    pending = Chunk.objects.filter(document_id=OuterRef("pk"), embedding__isnull=True)
+    return Document.objects.filter(indexed_at__isnull=True).exclude(Exists(pending)).values_list("pk", flat=True)[:1000]
 
 
 # ------------------------------------------------------------------------------ agents' writes
@@ -609,7 +772,7 @@ def folder_sync(
             )
             seen.add(result.document.path)
             changed += result.changed
-        except (OSError, ValueError, ValidationError) as error:
+        except (OSError, ValueError, ValidationError, ManualConflict) as error:
             message = (
                 error.messages[0]
                 if isinstance(error, ValidationError)

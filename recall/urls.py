@@ -15,6 +15,7 @@ page_urlpatterns = [
     path("recall/", views.recall_home, name="recall"),
     path("recall/search/", views.recall_search, name="recall-search"),
     path("recall/documents/<int:document_id>/", views.document_detail, name="recall-document"),
+    path("recall/documents/<int:document_id>/delete/", views.document_delete, name="recall-document-delete"),
     path("recall/proposals/<int:proposal_id>/", views.proposal_detail, name="recall-proposal"),
     path("recall/proposals/<int:proposal_id>/decide/", views.proposal_decide, name="recall-proposal-decide"),
 ]

@@ -1,6 +1,6 @@
 """HTMX pages of recall: /recall/ (search with citations, pending edit proposals, the agents' recent writes,
-index health and the documents), a document with an anchor per line, and an edit proposal's line diff with
-Approve / Reject. Pages read through selectors and write through services only.
+index health and the documents), a document with an anchor per line (and Delete for the trader's own), and
+an edit proposal's line diff with Approve / Reject. Pages read through selectors and write through services only.
 
 Every string shown here was written by an agent or read from a workspace file: templates escape it, and its
 invisible characters (bidirectional controls included) are shown as visible ``[U+202E]`` marks by
@@ -213,6 +213,18 @@ def document_detail(request, document_id: int):
         "embeddings_on": embedder_available(),
     }
     return render(request, "recall/document.html", context)
+
+
+@trader_required
+@require_POST
+def document_delete(request, document_id: int):
+    """The trader deletes one of their documents, whatever its path (the journal's and the manual
+    included: the API refuses those to agents, seed §5). Global documents are staff's: a 404 here."""
+    document = selectors.owned_document_get(user=request.user, document_id=document_id)
+    path = document.path
+    services.document_delete(document=document)
+    messages.success(request, f"Deleted {path} and its chunks from the index.")
+    return redirect("recall")
 
 
 def _diff_hunks(old: str, new: str) -> list[list[dict]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import string
+import time
 import uuid
 
 import pytest
@@ -239,10 +240,13 @@ def test_a_protected_document_is_created_but_never_rewritten_through_the_api(own
     document = Document.objects.get(pk=created["id"])
     assert (document.content, document.version) == (MANUAL, 1)
     assert "No rules" not in "".join(Chunk.objects.filter(document=document).values_list("text", flat=True))
-    # the same name elsewhere (another deployment's scope, or no such document yet) is a creation
+    # SOUL.md's name elsewhere is a creation; a second manual beside the first is not (one per deployment scope)
     deployment = DeploymentFactory(owner=owner)
     scoped = {"path": path, "content": "# Manual\nDeployment rules.\n", "deployment_id": deployment.pk}
-    assert post(owner_api, DOCUMENTS, scoped, 201)["id"] != created["id"]
+    if path.endswith("SOUL.md"):
+        assert post(owner_api, DOCUMENTS, scoped, 201)["id"] != created["id"]
+    else:
+        assert post(owner_api, DOCUMENTS, scoped, 409)["manual"]["id"] == created["id"]
 
 
 def test_the_manual_cannot_be_rewritten_by_deleting_and_recreating_it(owner_api, owner):
@@ -251,6 +255,159 @@ def test_the_manual_cannot_be_rewritten_by_deleting_and_recreating_it(owner_api,
     assert refused.status_code == 403 and "protected" in refused.json()["detail"]
     owner_api.post(DOCUMENTS, {"path": "TRADING_MANUAL.md", "content": "# Manual\nNo rules.\n"}, format="json")
     assert Document.objects.get(owner=owner, path="TRADING_MANUAL.md").content == MANUAL
+
+
+def manual_conflict(api, body, existing: Document) -> None:
+    refused = post(api, DOCUMENTS, body, 409)
+    where = f"deployment #{existing.deployment_id}" if existing.deployment_id else "all your deployments"
+    assert refused == {
+        "detail": f"path: one manual per deployment scope: {existing.path} (document {existing.pk}) is already the "
+        f"manual of {where}; edit that one (POST /api/v1/recall/proposals/), or the trader deletes it on /recall/ "
+        "first",
+        "manual": {"id": existing.pk, "path": existing.path, "deployment_id": existing.deployment_id},
+    }
+
+
+def test_one_manual_per_deployment_scope(owner_api, other_api, owner, other):
+    first, second = DeploymentFactory(owner=owner), DeploymentFactory(owner=owner)
+    manual = {"content": MANUAL}
+    # One per deployment: each deployment reads its own.
+    mine = post(owner_api, DOCUMENTS, {**manual, "path": "TRADING_MANUAL.md", "deployment_id": first.pk}, 201)
+    post(owner_api, DOCUMENTS, {**manual, "path": "agents/b/TRADING_MANUAL.md", "deployment_id": second.pk}, 201)
+    first_manual = Document.objects.get(pk=mine["id"])
+    # A second in that deployment, under any folder or case, or one for all deployments beside it: refused.
+    for body in (
+        {**manual, "path": "docs/trading_manual.md", "deployment_id": first.pk},
+        {**manual, "path": "TRADING_MANUAL.md"},
+    ):
+        manual_conflict(owner_api, body, first_manual)
+    assert Document.objects.filter(owner=owner).count() == 2
+    # Posting the manual in place again is no second manual (unchanged: 200).
+    assert post(owner_api, DOCUMENTS, {**manual, "path": "TRADING_MANUAL.md", "deployment_id": first.pk}, 200)
+    # Another trader's manuals are theirs: theirs for all deployments is no conflict with mine.
+    theirs = post(other_api, DOCUMENTS, {**manual, "path": "TRADING_MANUAL.md"}, 201)
+    their_deployment = DeploymentFactory(owner=other)
+    body = {**manual, "path": "TRADING_MANUAL.md", "deployment_id": their_deployment.pk}
+    manual_conflict(other_api, body, Document.objects.get(pk=theirs["id"]))
+    # Once the trader deletes the one in place, another may be created there.
+    assert owner_api.delete(f"{DOCUMENTS}{mine['id']}/").status_code == 403  # the manual is protected
+    services.document_delete(document=first_manual)
+    post(owner_api, DOCUMENTS, {**manual, "path": "docs/trading_manual.md", "deployment_id": first.pk}, 201)
+
+
+def test_a_synced_folder_reports_a_second_manual_and_indexes_the_rest(owner, tmp_path):
+    deployment = DeploymentFactory(owner=owner)
+    scoped = services.document_upsert(
+        owner=owner, deployment=deployment, path="TRADING_MANUAL.md", content=MANUAL, source="workspace"
+    ).document
+    (tmp_path / "TRADING_MANUAL.md").write_text(MANUAL)
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    result = services.folder_sync(owner=owner, root=tmp_path)
+    assert (result.scanned, result.changed) == (2, 1)
+    assert result.errors == (f"TRADING_MANUAL.md: {services.ManualConflict(scoped)}",)
+    assert set(Document.objects.values_list("path", "deployment")) == {
+        ("TRADING_MANUAL.md", deployment.pk),
+        ("notes.md", None),
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_manuals_created_at_once_are_a_409_not_a_server_error(owner):
+    """The constraint decides a race the check before it cannot see: the second insert waits for the
+    first transaction, then is refused."""
+    import threading
+
+    from django.db import connection
+
+    from access import scope
+
+    deployment = DeploymentFactory(owner=owner)
+    inserted, release = threading.Event(), threading.Event()
+    created: list[Document] = []
+    responses: list = []
+
+    def first_writer():
+        try:
+            with scope.owner_scope(owner):
+                created.append(
+                    services.document_upsert(
+                        owner=owner, path="TRADING_MANUAL.md", content=MANUAL, source="workspace"
+                    ).document
+                )
+                inserted.set()
+                assert release.wait(20)
+        finally:
+            connection.close()
+
+    api = token_client(owner)
+    api.raise_request_exception = False
+
+    def second_writer():
+        try:
+            body = {"path": "TRADING_MANUAL.md", "content": MANUAL, "deployment_id": deployment.pk}
+            responses.append(api.post(DOCUMENTS, body, format="json"))
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=first_writer)
+    first.start()
+    assert inserted.wait(20)
+    second = threading.Thread(target=second_writer)
+    second.start()
+    waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    deadline = time.monotonic() + 20
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(waiting)
+            if cursor.fetchone()[0]:
+                break
+            assert time.monotonic() < deadline, "the second insert never waited for the first"
+            time.sleep(0.05)
+    release.set()
+    first.join(20)
+    second.join(20)
+    (response,) = responses
+    assert response.status_code == 409, response.content
+    assert_matches_schema(response)
+    assert response.json()["manual"] == {"id": created[0].pk, "path": "TRADING_MANUAL.md", "deployment_id": None}
+    assert list(Document.objects.values_list("pk", flat=True)) == [created[0].pk]
+
+
+APPEND_ONLY_RULE = services.APPEND_ONLY
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["journal/2026-06-04.md", "memory/learnings-2026-06.md", "memory/notes.md", "journal/week/1.md", "Journal/x.md",
+     "MEMORY/x.md", "agents/btc/journal/2026-06-04.md"],
+)  # fmt: skip
+def test_journal_and_memory_files_are_never_written_through_the_documents_endpoint(owner_api, owner, path):
+    deployment = DeploymentFactory(owner=owner)
+    for body in ({"path": path, "content": "# Day\nforged\n"}, {"path": path, "content": "x", "source": "journal"}):
+        response = owner_api.post(DOCUMENTS, body, format="json")
+        assert_matches_schema(response)
+        assert assert_400(response, "path") == [APPEND_ONLY_RULE]
+        assert response.json()["detail"] == f"path: {APPEND_ONLY_RULE}"
+    assert not Document.objects.exists()
+    # An existing file (the journal's own) is not overwritten either, nor deleted.
+    existing = services.journal_append(deployment=deployment, kind="journal", content="real entry", run_id="r1")
+    document = existing.document
+    response = owner_api.post(
+        DOCUMENTS, {"path": document.path, "content": "rewritten", "deployment_id": deployment.pk}, format="json"
+    )
+    assert assert_400(response, "path") == [APPEND_ONLY_RULE]
+    response = owner_api.delete(f"{DOCUMENTS}{document.pk}/")
+    assert response.status_code == 403, response.content
+    assert_matches_schema(response)
+    assert response.json()["detail"] == services.APPEND_ONLY_DELETE.format(path=document.path)
+    document.refresh_from_db()
+    assert (document.version, "real entry" in document.content, "rewritten" in document.content) == (1, True, False)
+
+
+@pytest.mark.parametrize("path", ["journal.md", "notes/journals/x.md", "memory-notes.md", "agents/memory.md"])
+def test_paths_that_only_look_like_the_journal_are_ordinary_documents(owner_api, path):
+    created = post(owner_api, DOCUMENTS, {"path": path, "content": "# A\nx\n"}, 201)
+    assert owner_api.delete(f"{DOCUMENTS}{created['id']}/").status_code == 204
 
 
 def test_a_deployment_id_beyond_the_integer_range_is_not_a_server_error(owner_api):
@@ -592,6 +749,29 @@ def test_health_pending_is_zero_when_embeddings_are_off(owner_api, owner):
     assert state["last_sync_at"] is not None
 
 
+def test_a_version_that_only_drops_chunks_stays_pending_while_kept_chunks_wait(owner):
+    content = _long_manual(sections=3)
+    first = services.document_upsert(owner=owner, path="a.md", content=content, source="workspace")
+    assert first.document.indexed_at is None and first.chunks_added == 3
+    shorter = content[: content.index("## Section 2")]
+    second = services.document_upsert(owner=owner, path="a.md", content=shorter, source="workspace")
+    assert (second.chunks_added, second.chunks_kept, second.chunks_removed) == (0, 2, 1)
+    assert second.document.indexed_at is None  # its two kept chunks still wait for their vectors
+    assert services.embed_pending(embedder=get_embedder()) == 2
+    second.document.refresh_from_db()
+    assert second.document.indexed_at is not None
+
+
+def test_a_run_that_finds_nothing_pending_marks_documents_left_unmarked(owner):
+    document = index(owner, "a.md", "# A\nx\n")
+    Document.objects.filter(pk=document.pk).update(indexed_at=None)  # a worker lost between its transactions
+    index(owner, "b.md", "# B\ny\n", embed=False)  # still pending: stays unmarked
+    assert services.embed_pending(embedder=get_embedder(), max_batches=0) == 0
+    assert Document.objects.get(pk=document.pk).indexed_at is None  # stopped by max_batches, not drained
+    assert services.embed_pending(embedder=get_embedder()) == 1
+    assert not Document.objects.filter(indexed_at__isnull=True).exists()
+
+
 # -- journal ------------------------------------------------------------------------------------------
 
 
@@ -695,11 +875,14 @@ def test_the_journal_list_is_own_entries_only(owner_api, other_api, owner, other
     assert other_api.get(JOURNAL).json()["count"] == 1
 
 
-def test_a_journal_entry_outlives_its_deleted_document(owner_api, owner):
+def test_a_journal_entry_outlives_its_document_deleted_by_the_trader(owner_api, owner, client):
     deployment = DeploymentFactory(owner=owner)
     entry = post(owner_api, JOURNAL, {"deployment_id": deployment.pk, "content": "x", "run_id": "r1"}, 201)
     document = Document.objects.get(path=entry["path"])
-    assert owner_api.delete(f"{DOCUMENTS}{document.pk}/").status_code == 204
+    assert owner_api.delete(f"{DOCUMENTS}{document.pk}/").status_code == 403  # not on the agent's token
+    client.force_login(owner)
+    assert client.post(f"/recall/documents/{document.pk}/delete/").status_code == 302
+    assert not Document.objects.filter(pk=document.pk).exists()
     response = owner_api.get(JOURNAL)
     assert_matches_schema(response)
     (row,) = response.json()["results"]

@@ -19,7 +19,7 @@ from django.urls import reverse
 from ledger.models import TradeHistory
 from recall import services, views
 from recall.embeddings import get_embedder
-from recall.models import Document, EditProposal, ProposalStatus
+from recall.models import Chunk, Document, EditProposal, ProposalStatus
 from tests.factories import DeploymentFactory
 
 HTMX = {"HX-Request": "true"}
@@ -316,6 +316,53 @@ class TestDocument:
         content = logged_in.get(f"/recall/documents/{document.pk}/").content.decode()
         assert SCRIPT not in content and html.escape(SCRIPT) in content
         assert BIDI not in content and "[U+202E]abc" in content
+
+
+class TestDocumentDelete:
+    """The trader deletes on the page what the API refuses the agent: the journal's files and the manual."""
+
+    @pytest.fixture
+    def journal(self, owner):
+        deployment = DeploymentFactory(owner=owner)
+        return services.journal_append(deployment=deployment, kind="journal", content="Entry one.", run_id="run-1")
+
+    def test_it_deletes_a_journal_file_and_keeps_the_entries(self, logged_in, journal):
+        document = journal.document
+        assert 'id="document-delete"' in logged_in.get(f"/recall/documents/{document.pk}/").content.decode()
+        response = logged_in.post(f"/recall/documents/{document.pk}/delete/", follow=True)
+        assert response.redirect_chain == [(HOME, 302)]
+        assert f"Deleted {document.path} and its chunks from the index." in response.content.decode()
+        assert not Document.objects.filter(pk=document.pk).exists()
+        assert not Chunk.objects.filter(document_id=document.pk).exists()
+        journal.refresh_from_db()
+        assert (journal.document_id, journal.content, journal.run_id) == (None, "Entry one.", "run-1")
+
+    def test_it_deletes_the_manual(self, logged_in, manual):
+        assert logged_in.post(f"/recall/documents/{manual.pk}/delete/").status_code == 302
+        assert not Document.objects.filter(pk=manual.pk).exists()
+
+    def test_another_traders_or_a_global_document_is_a_404_and_stays(self, logged_in, other):
+        theirs = upsert(other, "journal/2026-06-04.md", "# Day\n", source="journal")
+        playbook = upsert(None, "playbooks/btc.md", "# BTC\n", source="playbook")
+        for document in (theirs, playbook):
+            assert logged_in.post(f"/recall/documents/{document.pk}/delete/").status_code == 404
+            assert Document.objects.filter(pk=document.pk).exists()
+        assert 'id="document-delete"' not in logged_in.get(f"/recall/documents/{playbook.pk}/").content.decode()
+
+    def test_get_is_not_allowed_and_the_post_needs_the_csrf_token(self, logged_in, owner, journal):
+        from django.test import Client
+
+        document = journal.document
+        assert logged_in.get(f"/recall/documents/{document.pk}/delete/").status_code == 405
+        client = Client(enforce_csrf_checks=True)
+        client.force_login(owner)
+        assert client.post(f"/recall/documents/{document.pk}/delete/").status_code == 403
+        assert Document.objects.filter(pk=document.pk).exists()
+
+    def test_an_anonymous_visitor_is_sent_to_log_in(self, client, journal):
+        response = client.post(f"/recall/documents/{journal.document.pk}/delete/")
+        assert response.status_code == 302 and "/login" in response["Location"]
+        assert Document.objects.filter(pk=journal.document.pk).exists()
 
 
 class TestProposals:

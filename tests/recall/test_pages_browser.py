@@ -155,3 +155,24 @@ def test_it_approves_a_proposal_by_clicking(page, console_errors, shoot, owner, 
     assert proposal.status == ProposalStatus.APPROVED
     assert path_of(page) == reverse("recall")
     assert console_errors == []
+
+
+def test_it_deletes_a_memory_file_by_clicking(page, console_errors, shoot, owner, manual):  # noqa: F811
+    """The API refuses agents this (journal/ and memory/ are append-only); the trader does it here."""
+    learnings = Document.objects.get(owner=owner, source="journal")
+    assert learnings.path.startswith("memory/learnings-")
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("recall-document", args=[learnings.pk]))
+    confirm = page.locator("#document-delete-confirm")
+    sync_api.expect(confirm).to_be_hidden()
+    page.get_by_text("Delete…").click()
+    sync_api.expect(confirm).to_be_visible()
+    shoot("confirm")
+    confirm.click()
+    page.wait_for_url(re.compile(re.escape(reverse("recall")) + "$"))
+    sync_api.expect(page.locator(".messages")).to_contain_text(f"Deleted {learnings.path}")
+    sync_api.expect(page.locator(f"#document-{learnings.pk}")).to_have_count(0)
+    sync_api.expect(page.locator(f"#document-{manual.pk}")).to_be_visible()
+    shoot("deleted")
+    assert not Document.objects.filter(pk=learnings.pk).exists()
+    assert console_errors == []

@@ -4,12 +4,15 @@ and situation recall runs end to end from ticks to the agent's context."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 import pytest
+from django.db import connection
 
 from ledger.models import TradeHistory, TradeStatus
-from recall.models import Chunk, TradeSituation
-from tests.factories import DeploymentFactory
+from recall.chunking import chunk_markdown
+from recall.models import Chunk, Document, TradeSituation
+from tests.factories import DeploymentFactory, token_client
 from tests.openapi import assert_matches_schema
 from tests.workers import celery_worker, wait_until
 
@@ -206,3 +209,83 @@ def test_situation_recall_from_ticks_to_the_agents_context(owner, owner_api, tmp
 
     # Same skill and symbol, but no past shorts: nothing similar.
     assert context(owner_api, sibling)["sections"]["similar_situations"] is None
+
+
+# -- writes racing the embedding worker -----------------------------------------------------------------
+
+JOURNAL = "/api/v1/recall/journal/"
+RACE_ROUNDS = 12
+
+
+def versioned_document(round_: int, sections: int = 4) -> str:
+    """A long document whose section ``round_ % sections`` is rewritten each round: every new version
+    drops one chunk (maybe still being embedded) and adds one."""
+    text = long_document(sections)
+    changed = round_ % sections
+    return text.replace(f"## Section {changed}\n", f"## Section {changed}\nRevision {round_} of this section.\n")
+
+
+def runner(api, deployment, path: str, results: list) -> None:
+    """What a runner does each tick: append to the journal, then post its notes (a new version)."""
+    api.raise_request_exception = False  # a server error is a 500 to record, as a runner would see it
+    try:
+        for round_ in range(RACE_ROUNDS):
+            entry = {"deployment_id": deployment.pk, "content": f"round {round_} of {path}", "run_id": f"r-{round_}"}
+            response = api.post(JOURNAL, entry, format="json")
+            results.append(("journal", round_, response.status_code, response.content[:300]))
+            body = {"path": path, "content": versioned_document(round_), "deployment_id": deployment.pk}
+            response = api.post("/api/v1/recall/documents/", body, format="json")
+            results.append(("document", round_, response.status_code, response.content[:300]))
+    finally:
+        connection.close()
+
+
+def assert_indexed_as_its_content(document) -> None:
+    """The document's chunks are exactly the chunks of its current content, each embedded once."""
+    expected = [(c.index, c.start_line, c.end_line, c.content_hash) for c in chunk_markdown(document.content)]
+    rows = list(Chunk.objects.filter(document=document).order_by("ordinal"))
+    assert [(r.ordinal, r.start_line, r.end_line, r.content_hash) for r in rows] == expected, document.path
+    assert all(r.embedding is not None and r.embedded_at is not None for r in rows), document.path
+    document.refresh_from_db()
+    assert (document.chunk_count, document.index_error) == (len(expected), ""), document.path
+    assert document.indexed_at is not None, document.path
+
+
+def test_writes_racing_the_embedding_worker_never_fail_and_lose_nothing(owner, owner_api, tmp_path):
+    """Runners append to the journal and post new versions of their notes while a real worker embeds
+    the chunks the writes replace (the write deletes rows the worker holds): every request succeeds,
+    and in the end every document is indexed as its final content, all of it embedded."""
+    deployments = [DeploymentFactory(owner=owner) for _ in range(2)]
+    results: list = []
+    with celery_worker(tmp_path / "worker.log"):
+        threads = [
+            threading.Thread(target=runner, args=(token_client(owner), deployment, f"notes/runner-{n}.md", results))
+            for n, deployment in enumerate(deployments)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+        failed = [result for result in results if result[2] not in (200, 201)]
+        assert not failed, failed
+        assert len(results) == 2 * 2 * RACE_ROUNDS
+        wait_until(
+            lambda: (
+                not Chunk.objects.filter(embedding__isnull=True).exists()
+                and not Document.objects.filter(indexed_at__isnull=True).exists()
+            ),
+            timeout=300,
+            message="every chunk embedded and every document indexed",
+            details=worker_log(tmp_path),
+        )
+    assert "Deadlock" not in worker_log(tmp_path)(), worker_log(tmp_path)()
+    for n, deployment in enumerate(deployments):
+        notes = Document.objects.get(owner=owner, deployment=deployment, path=f"notes/runner-{n}.md")
+        assert (notes.content, notes.version) == (versioned_document(RACE_ROUNDS - 1), RACE_ROUNDS)
+        journals = list(Document.objects.filter(owner=owner, deployment=deployment, source="journal"))
+        text = "\n".join(document.content for document in journals)
+        assert all(f"round {round_} of notes/runner-{n}.md" in text for round_ in range(RACE_ROUNDS))
+    documents = list(Document.objects.filter(owner=owner))
+    for document in documents:
+        assert_indexed_as_its_content(document)
+    assert Chunk.objects.count() == sum(document.chunk_count for document in documents)  # no orphan rows

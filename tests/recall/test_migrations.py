@@ -1,0 +1,104 @@
+"""recall 0003 (one manual per deployment scope) on a database from before it: refused with the list of
+manuals in breach and the command that keeps one; after `recall_manuals --keep`, it applies."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, connection, transaction
+from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.recorder import MigrationRecorder
+
+from access.roles import as_owner
+from recall import services
+from recall.models import Chunk, Document
+from tests.factories import DeploymentFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE, RULE = ("recall", "0002_lexeme_stats"), ("recall", "0003_one_manual_per_deployment")
+
+
+def migrate(target) -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([target])
+
+
+def applied() -> set:
+    return set(MigrationRecorder(connection).applied_migrations())
+
+
+def legacy_manual(owner, path: str, *, deployment=None) -> Document:
+    """A manual as a database from before the rule could hold (the service now refuses to write it)."""
+    return Document.objects.create(
+        owner=owner,
+        deployment=deployment,
+        path=path,
+        source="workspace",
+        content="# Manual\n",
+        content_hash=services.content_hash("# Manual\n"),
+    )
+
+
+def test_duplicates_are_refused_with_their_list_until_the_trader_keeps_one(owner, other):
+    deployment = DeploymentFactory(owner=owner)
+    theirs = DeploymentFactory(owner=other)
+    with as_owner():
+        migrate(BEFORE)
+        try:
+            wide = services.document_upsert(
+                owner=owner, path="TRADING_MANUAL.md", content="# Manual\nAll.\n", source="workspace"
+            ).document
+            scoped = legacy_manual(owner, "agents/btc/TRADING_MANUAL.md", deployment=deployment)
+            lowercase = legacy_manual(owner, "agents/eth/trading_manual.md")
+            # Not in breach: another trader's, one per deployment of theirs.
+            legacy_manual(other, "TRADING_MANUAL.md", deployment=theirs)
+            legacy_manual(other, "TRADING_MANUAL.md", deployment=DeploymentFactory(owner=other))
+
+            with pytest.raises(RuntimeError) as refused:
+                migrate(RULE)
+            message = str(refused.value)
+            assert message.startswith("recall 0003 allows one TRADING_MANUAL.md per deployment scope (seed §5)")
+            for document, scope in ((wide, "all deployments"), (scoped, f"deployment #{deployment.pk}")):
+                assert f"  owner: document {document.pk} {document.path} ({scope}, updated " in message
+            assert f"document {lowercase.pk} agents/eth/trading_manual.md (all deployments" in message
+            assert "other:" not in message
+            assert "python manage.py recall_manuals --keep ID" in message and "nothing deleted" in message
+            assert RULE not in applied() and Document.objects.count() == 5  # nothing changed
+
+            out = io.StringIO()
+            call_command("recall_manuals", stdout=out)
+            assert out.getvalue().count("  owner: document ") == 3
+
+            out = io.StringIO()
+            call_command("recall_manuals", keep=[scoped.pk], stdout=out)
+            assert f"kept document {scoped.pk} agents/btc/TRADING_MANUAL.md (deployment #{deployment.pk})" in (
+                out.getvalue()
+            )
+            assert out.getvalue().rstrip().endswith("every deployment reads at most one manual")
+            wide.refresh_from_db()
+            lowercase.refresh_from_db()
+            assert wide.path == f"TRADING_MANUAL.superseded-{wide.pk}.md"
+            assert lowercase.path == f"agents/eth/trading_manual.superseded-{lowercase.pk}.md"
+            assert wide.content == "# Manual\nAll.\n"
+            assert set(Chunk.objects.filter(document=wide).values_list("path", flat=True)) == {wide.path}
+
+            migrate(RULE)
+            assert RULE in applied()
+            with pytest.raises(IntegrityError), transaction.atomic():
+                legacy_manual(owner, "TRADING_MANUAL.md")
+        finally:
+            Document.objects.filter(path__iregex=r"trading_manual\.md$").delete()
+            migrate(RULE)
+
+
+def test_the_command_refuses_a_document_that_is_not_a_manual(owner):
+    notes = services.document_upsert(owner=owner, path="notes.md", content="# N\n", source="workspace").document
+    with pytest.raises(CommandError, match=re.escape("notes.md is not a trader's TRADING_MANUAL.md")):
+        call_command("recall_manuals", keep=[notes.pk], stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no document 999999"):
+        call_command("recall_manuals", keep=[999999], stdout=io.StringIO())
