@@ -80,8 +80,10 @@ settings, beside each before tree's p95 and recall, every row with its per-state
 side's top-10 overlap with exhaustive BM25; for RECALL_EXACT_SCAN_MAX, exact against iterative per trader and
 the readable counts between which the iterative scan starts to win.
 
-A run takes ~6 minutes on 2 cores with the pool cached (the two 100k seeds ~95 s each, HNSW build ~17 s
-of that); the first run adds up to --pool-budget seconds of embedding (filling the 2,000 takes ~5-10 min).
+A run takes ~11 minutes on 2 cores with the pool cached (the two 100k seeds ~130-150 s each: HNSW build ~22 s,
+the lexeme statistics' backfill ~6 s for one trader's 100k chunks, ~30 s for 200 owners'; the exhaustive BM25
+of the keyword check ~1 s a question at 100k readable); the first run adds up to --pool-budget seconds of
+embedding (filling the 2,000 takes ~5-10 min).
 """
 
 from __future__ import annotations
