@@ -1091,7 +1091,8 @@ def recall_check(
 ) -> dict[str, float]:
     """The vector side at RECALL_EXACT_SCAN_MAX `force` (0: the iterative HNSW scan; None: as set), or the before
     tree's at its setting, against the exact answer, per question: top-10 overlap on the vector side (limit 40, as
-    search asks) and on the fused hits; rows it returned; fallbacks to exact."""
+    search asks) and on the fused hits (against the same code's search with an exact vector side: a before tree's
+    hits are compared with its own, not with today's keyword side); rows it returned; fallbacks to exact."""
     from recall import selectors
 
     module = before.selectors if before is not None else selectors
@@ -1101,7 +1102,7 @@ def recall_check(
     for query in queries:
         vector = vectors[query]
         with exact_max(10**9), trader_scope(user):
-            exact_hits = selectors.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
+            exact_hits = module.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
         with exact_max(setting) if setting is not None else contextlib.nullcontext(), trader_scope(user):
             rows, plan = module._vector_candidates(scope, module._vector_literal(vector), max(K * 4, 40))
             hits = module.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
