@@ -6,7 +6,8 @@ This function runs as the tables' owner (who bypasses RLS when a superuser or BY
 the policies still apply and it is merely no faster), and applies the trader's scope itself: it
 answers for `p_owner` only when that is the transaction's sealed trader (or the transaction is
 elevated). It returns chunk ids and the sum of the weights (idf) of the terms each holds, never text:
-recall/selectors.py scores the best `p_top` exactly, under row-level security.
+recall/selectors.py scores the best `p_top` exactly, under row-level security. Ties go to the newest
+chunks (the highest ids): a trader's recent notes before old ones.
 
 One scan per term (at most `p_per_term_cap` rows each), each planned for its own literal: the planner
 takes the GIN index for a rare term and the trader's rows for a common one.
@@ -42,7 +43,7 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE format(
         'SELECT m.id, SUM(($5::double precision[])[m.term]) AS weight FROM (%s) AS m'
-        ' GROUP BY m.id ORDER BY weight DESC, m.id LIMIT $6',
+        ' GROUP BY m.id ORDER BY weight DESC, m.id DESC LIMIT $6',
         array_to_string(scans, ' UNION ALL ')
     ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top;
 END
