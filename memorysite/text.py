@@ -178,3 +178,26 @@ def document_line(text: str) -> str:
 def estimate_tokens(text: str | None) -> int:
     """ceil(len(text) / 4); 0 for None."""
     return 0 if text is None else math.ceil(len(text) / 4)
+
+
+HIGHLIGHT_MIN_CHARS = 2
+
+
+def highlight_spans(text: str, terms: list[str]) -> list[tuple[str, bool]]:
+    """``text`` cut into (part, is_match) runs, in order, whose parts join back to ``text``: a match is a word
+    starting with one of ``terms`` (case-insensitive, so "stop" marks "Stops" as the stemmer matched it);
+    terms shorter than HIGHLIGHT_MIN_CHARS mark nothing. For pages to wrap the matches in <mark>."""
+    usable = sorted({term.lower() for term in terms if len(term) >= HIGHLIGHT_MIN_CHARS}, key=len, reverse=True)
+    if not usable or not text:
+        return [(text, False)] if text else []
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(term) for term in usable) + r")\w*", re.IGNORECASE)
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    for match in pattern.finditer(text):
+        if match.start() > position:
+            parts.append((text[position : match.start()], False))
+        parts.append((match.group(), True))
+        position = match.end()
+    if position < len(text):
+        parts.append((text[position:], False))
+    return parts

@@ -13,6 +13,13 @@ vector-only on paraphrase queries (nDCG@10 0.32 vs 0.49; 0.39 once scaled). The 
 every candidate on both sides (``found_by`` then says which search found it). When only the keyword
 side ran (the ``fts`` backend, every cosine None) the caller passes ``w_vec=0``.
 
+With ``keyword_ideal`` (what search passes: the BM25 a chunk of average length would score holding
+once each of the query's terms that the index holds, recall/selectors.py) both sides are on absolute
+scales instead: ``s_fts = min(1, fts_rank / keyword_ideal)`` (how much of the query's information a
+chunk matches) and ``s_vec = max(0, cosine)``. A score then means the same across queries (a nonsense
+query scores low instead of 1 for its least bad hit), so a relevance floor (``min_score``) can hold;
+it also ranks at least as well as scaling each side to its best (bench/fusion_study.py).
+
 Then, in order: recency decay (``half_life_days``; evergreen candidates are never decayed), the
 ``min_score`` filter, the ranking (score descending, chunk id ascending on ties), the per-source cap
 and MMR (``mmr_lambda``), then the first ``k``.
@@ -86,6 +93,7 @@ class FusionConfig:
     per_source_cap: int | None = None
     mmr_lambda: float | None = None  # None: no MMR; OpenClaw uses 0.7
     half_life_days: float | None = None  # None: no recency decay
+    keyword_ideal: float | None = None  # None: each side scaled to its best candidate; else absolute scales
 
     def __post_init__(self) -> None:
         for name in ("w_fts", "w_vec"):
@@ -102,6 +110,8 @@ class FusionConfig:
             raise ValueError("mmr_lambda must be between 0 and 1")
         if self.half_life_days is not None and not (math.isfinite(self.half_life_days) and self.half_life_days > 0):
             raise ValueError("half_life_days must be a finite number > 0")
+        if self.keyword_ideal is not None and not (math.isfinite(self.keyword_ideal) and self.keyword_ideal >= 0):
+            raise ValueError("keyword_ideal must be a finite number >= 0")
 
 
 @dataclass(frozen=True)
@@ -127,12 +137,15 @@ def fuse(candidates: Iterable[Candidate], *, k: int, config: FusionConfig, now: 
     if now.utcoffset() is None:
         raise ValueError("now must be timezone-aware")
     merged = _merge_duplicates(candidates)
-    best_rank = max((c.fts_rank for c in merged if c.fts_rank is not None), default=0.0)
-    best_cosine = max((c.cosine for c in merged if c.cosine is not None), default=0.0)
+    if config.keyword_ideal is None:
+        best_rank = max((c.fts_rank for c in merged if c.fts_rank is not None), default=0.0)
+        best_cosine = max((c.cosine for c in merged if c.cosine is not None), default=0.0)
+    else:
+        best_rank, best_cosine = config.keyword_ideal, 1.0
     weight_sum = config.w_fts + config.w_vec
     scored: list[Hit] = []
     for candidate in merged:
-        s_fts = candidate.fts_rank / best_rank if candidate.fts_rank is not None and best_rank > 0 else 0.0
+        s_fts = min(1.0, candidate.fts_rank / best_rank) if candidate.fts_rank is not None and best_rank > 0 else 0.0
         s_vec = max(0.0, candidate.cosine) / best_cosine if candidate.cosine is not None and best_cosine > 0 else 0.0
         score = min(1.0, (config.w_fts * s_fts + config.w_vec * s_vec) / weight_sum)
         if config.half_life_days is not None and not candidate.evergreen:

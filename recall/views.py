@@ -14,6 +14,7 @@ from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
@@ -25,9 +26,11 @@ from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
 from memorysite.pages import bad_request, trader_required, wants_partial
+from memorysite.text import highlight_spans
 from recall import selectors, services
 from recall.chunking import document_lines
 from recall.embeddings import embedder_available, get_embedder
+from recall.fusion import normalise_query_terms
 from recall.models import DocumentSource, EditProposal, ProposalStatus
 from recall.serializers import QUERY_MAX_CHARS
 
@@ -56,6 +59,7 @@ class SearchForm(forms.Form):
     q = forms.CharField(required=False, max_length=QUERY_MAX_CHARS, strip=True)
     source = forms.ChoiceField(required=False, choices=[("", "all sources"), *DocumentSource.choices])
     deployment = forms.IntegerField(required=False, min_value=1)
+    weak = forms.BooleanField(required=False)  # also the hits under the relevance floor
 
     def clean_q(self) -> str:
         query = self.cleaned_data["q"]
@@ -74,7 +78,7 @@ class SearchForm(forms.Form):
         return " ".join(parts)
 
 
-def _search_url(query: str, source: str, deployment_id: int | None) -> str:
+def _search_url(query: str, source: str, deployment_id: int | None, weak: bool = False) -> str:
     """The search's canonical URL: only the parameters that are set; no query → the page itself."""
     if not query:
         return reverse("recall")
@@ -83,6 +87,8 @@ def _search_url(query: str, source: str, deployment_id: int | None) -> str:
         params["source"] = source
     if deployment_id:
         params["deployment"] = deployment_id
+    if weak:
+        params["weak"] = 1
     return f"{reverse('recall-search')}?{urlencode(params)}"
 
 
@@ -97,13 +103,17 @@ def _search(request):
         # Another trader's deployment is a 404, like a missing one.
         deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=form.cleaned_data["deployment"])
     deployment_id = deployment.pk if deployment else None
+    weak = form.cleaned_data["weak"]
     context = {
         "query": query,
         "query_shown": query,
         "source": source,
         "deployment_id": deployment_id,
         "source_choices": cast(forms.ChoiceField, form.fields["source"]).choices,
-        "search_url": _search_url(query, source, deployment_id),
+        "search_url": _search_url(query, source, deployment_id, weak),
+        "weak": weak,
+        "weak_url": _search_url(query, source, deployment_id, weak=True),
+        "floor": settings.RECALL_MIN_SCORE,
         "results": None,
         "backend": selectors.effective_backend(embedder_available=embedder_available()),
     }
@@ -114,21 +124,24 @@ def _search(request):
             k=SEARCH_K,
             sources=[source] if source else None,
             deployment_id=deployment_id,
+            min_score=0.0 if weak else None,
             now=timezone.now(),
             embedder=get_embedder(),
         )
         context["backend"] = outcome.backend
-        context["results"] = _results(outcome)
+        context["results"] = _results(outcome, normalise_query_terms(query))
     return context, None
 
 
-def _results(outcome) -> list[dict]:
-    """The citations with the document each one links to (the citation itself names only the path)."""
+def _results(outcome, terms: list[str]) -> list[dict]:
+    """The citations with the document each one links to (the citation itself names only the path) and the
+    snippet cut into runs, the query's words marked."""
     return [
         {
             **citation,
             "path": citation["path"],
             "snippet": citation["snippet"],
+            "snippet_parts": highlight_spans(citation["snippet"], terms),
             "document_id": hit.candidate.document_id,
         }
         for hit, citation in zip(outcome.hits, outcome.citations(), strict=True)

@@ -597,10 +597,13 @@ def test_sources_and_per_source_cap_and_min_score_filter(owner_api, owner):
         capped = search(owner_api, query="narwhal", per_source_cap=2)["results"]
         assert sum(c["path"].startswith("journal/") for c in capped) == 2
         assert any(c["path"] == "backtests/x.md" for c in capped)
-        everything = search(owner_api, query="narwhal backtest")["results"]
+        everything = search(owner_api, query="narwhal backtest", min_score=0)["results"]
         strict = search(owner_api, query="narwhal backtest", min_score=everything[0]["score"] - 0.0001)["results"]
         assert strict and all(c["score"] >= everything[0]["score"] - 0.0001 for c in strict)
         assert len(strict) < len(everything)
+        # The default floor: the journal entries share only "narwhal", in every chunk (idf near 0).
+        floored = search(owner_api, query="narwhal backtest")["results"]
+        assert [c["path"] for c in floored] == ["backtests/x.md"]
 
 
 def test_deployment_scoped_search_reads_that_deployment_and_shared_documents(owner_api, owner):

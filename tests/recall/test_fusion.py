@@ -85,6 +85,33 @@ def test_it_counts_a_negative_cosine_as_zero():
     assert ranked(hits) == [(1, 0.0, "vector"), (2, 0.0, "vector")]
 
 
+ABSOLUTE = FusionConfig(w_fts=0.3, w_vec=0.7, keyword_ideal=4.0)
+
+
+def test_on_absolute_scales_a_weak_best_hit_stays_weak():
+    """A nonsense query's least bad hit (cosine 0.1, no keyword) is not scaled up to 1."""
+    hits = fuse([candidate(1, cos=0.1), candidate(2, cos=0.05)], k=10, config=ABSOLUTE, now=NOW)
+    assert ranked(hits) == [(1, 0.07, "vector"), (2, 0.035, "vector")]
+    assert fuse([candidate(1, cos=0.1)], k=10, config=dataclasses.replace(ABSOLUTE, min_score=0.15), now=NOW) == []
+
+
+def test_on_absolute_scales_keyword_coverage_is_capped_at_one():
+    hits = fuse([candidate(1, fts=2.0, cos=0.5), candidate(2, fts=9.0)], k=10, config=ABSOLUTE, now=NOW)
+    assert ranked(hits) == [(1, 0.5, "hybrid"), (2, 0.3, "fts")]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 10_000), unique=True, min_size=2, max_size=10), st.data())
+def test_property_on_absolute_scales_a_score_does_not_depend_on_the_other_candidates(chunk_ids, data):
+    cands = [
+        candidate(chunk_id, fts=data.draw(st.floats(0, 8, allow_nan=False)), cos=data.draw(unit))
+        for chunk_id in chunk_ids
+    ]
+    alone = {c.chunk_id: fuse([c], k=1, config=ABSOLUTE, now=NOW)[0].score for c in cands}
+    together = {hit.candidate.chunk_id: hit.score for hit in fuse(cands, k=len(cands), config=ABSOLUTE, now=NOW)}
+    assert together == alone
+
+
 def test_it_breaks_ties_by_chunk_id():
     hits = fuse([candidate(9, cos=0.5), candidate(3, cos=0.5), candidate(5, cos=0.5)], k=10, config=DEFAULT, now=NOW)
     assert [hit.candidate.chunk_id for hit in hits] == [3, 5, 9]
@@ -234,6 +261,8 @@ def test_it_refuses_duplicates_that_disagree(change, field):
         ({"mmr_lambda": 1.1}, "mmr_lambda"),
         ({"half_life_days": 0}, "half_life_days"),
         ({"half_life_days": math.inf}, "half_life_days"),
+        ({"keyword_ideal": -1.0}, "keyword_ideal"),
+        ({"keyword_ideal": math.nan}, "keyword_ideal"),
     ],
 )
 def test_it_refuses_bad_config_naming_the_field(kwargs, field):

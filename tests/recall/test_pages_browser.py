@@ -96,11 +96,18 @@ def test_it_searches_in_place_and_follows_a_citation_to_its_line(page, console_e
     assert page.evaluate("window.notReloaded") is True
     shoot("results")
 
-    # A source filter narrows the search in place; a query with no match says so.
+    sync_api.expect(first.locator("pre.snippet mark").first).to_have_text(re.compile(r"^(?i:stop|loss)"))
+
+    # A source filter narrows the search in place: the runbook holds nothing relevant to a stop loss, so
+    # the page says so and offers the weaker matches, which it shows in place.
     page.get_by_label("Source").select_option("runbook")
     page.wait_for_url(re.compile(r"\?q=stop\+loss&source=runbook$"))
+    sync_api.expect(page.locator("#no-matches")).to_contain_text("nothing scored above the relevance floor")
+    page.locator("#weak-matches").click()
+    page.wait_for_url(re.compile(r"\?q=stop\+loss&source=runbook&weak=1$"))
     sync_api.expect(citations).to_have_count(1)
     sync_api.expect(citations.first.locator(".citation-path")).to_have_text("runbooks/exchange-outage.md")
+    sync_api.expect(page.locator("#results-heading")).to_contain_text("weaker matches included")
     page.get_by_label("Source").select_option("")
     page.get_by_label("Query").fill("stop loss")
     page.get_by_role("button", name="Search").click()

@@ -285,7 +285,7 @@ def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_s
         table_owner.execute("ANALYZE recall_chunks")
     query = _unit(rng)
     with override_settings(RECALL_EXACT_SCAN_MAX=exact_scan_max):
-        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=query, embedder=None)
+        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=query, embedder=None, min_score=0)
     assert outcome.vector_plan == ("exact" if exact_scan_max else "hnsw")
     citations = outcome.citations()
     assert len(citations) == 10
@@ -328,7 +328,9 @@ def test_the_iterative_scan_under_row_level_security_returns_the_traders_own_nea
         table_owner.execute("ANALYZE recall_chunks")
     with override_settings(RECALL_EXACT_SCAN_MAX=0), scope.entered(scope.owner_scope_of(owner)):
         assert Chunk.objects.count() == 100  # row-level security is what the scan runs under
-        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=query.tolist(), embedder=None)
+        outcome = search(
+            owner, "anything", backend="vector", k=10, query_embedding=query.tolist(), embedder=None, min_score=0
+        )
     assert outcome.vector_plan == "hnsw"  # the iterative scan answered, not the exact fallback
     citations = outcome.citations()
     assert len(citations) == 10
@@ -344,7 +346,9 @@ def test_the_iterative_scans_settings_end_with_the_vector_side(owner):
     rng = np.random.default_rng(7)
     _bulk_chunks(owner, 50, rng, path="mine.md")
     with override_settings(RECALL_EXACT_SCAN_MAX=0):
-        outcome = search(owner, "anything", backend="vector", k=10, query_embedding=_unit(rng), embedder=None)
+        outcome = search(
+            owner, "anything", backend="vector", k=10, query_embedding=_unit(rng), embedder=None, min_score=0
+        )
     assert outcome.vector_plan == "hnsw" and len(outcome.hits) == 10
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.iterative_scan')")
