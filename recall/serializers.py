@@ -117,7 +117,13 @@ class SearchInput(StrictSerializer):
     )
     deployment_id = bounded_int(1, required=False, allow_null=True)
     min_score = NumberField(
-        at_least=0, at_most=1, required=False, help_text="Drop results scoring below this (scores are 0..1)."
+        at_least=0,
+        at_most=1,
+        required=False,
+        help_text="Drop results scoring below this. Scores are 0..1 and mean the same across queries (0.3 x the "
+        "share of the query's indexed words a chunk holds, BM25-weighted, + 0.7 x its cosine to the query); "
+        "unset: the relevance floor, 0.15, so a query about nothing indexed returns no results; 0 returns "
+        "the k best whatever they score.",
     )
     per_source_cap = bounded_int(1, 50, required=False, allow_null=True)
     mmr_lambda = NumberField(
