@@ -28,11 +28,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._collections import CollectionUnavailable, load_collection, ndcg_at_k, recall_at_k
-from bench._harness import BenchError, BenchRun, print_table, run_script
+from bench._harness import BenchError, BenchRun, parse_args, print_table, run_script
 from bench.recall_quality import index_collection, subset
 
 K = 10
 FETCH = 40
+SMOKE = {"max_queries": 4, "max_docs": 12}
 
 Cand = dict  # {"doc": str, "chunk": int, "bm25": float, "cos": float | None, "kw": bool, "vec": bool}
 Rule = Callable[[dict], dict[int, float]]  # a query's entry -> score per chunk
@@ -221,7 +222,7 @@ def main(argv=None) -> int:
     parser.add_argument("--dump", type=Path, default=None)
     parser.add_argument("--load", default=None, help="comma-separated dumps to study instead of indexing")
     parser.add_argument("--floor", action="append", default=[], help="a rule whose score distributions to print")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv, SMOKE)
     if args.load:
         datasets = [json.loads(Path(name).read_text()) for name in args.load.split(",")]
         report(datasets)
