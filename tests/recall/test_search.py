@@ -466,3 +466,14 @@ def test_an_embedding_failure_is_recorded_on_the_documents_and_nothing_is_lost(o
     assert services.embed_pending(embedder=embedder()) == document.chunk_count  # the next pass heals it
     document.refresh_from_db()
     assert document.index_error == "" and document.indexed_at is not None
+
+
+def test_a_nonsense_query_finds_nothing_relevant_unless_asked_for_the_weakest(owner):
+    """The relevance floor (RECALL_MIN_SCORE): scores are absolute, so a query about nothing indexed scores low."""
+    index(owner, "TRADING_MANUAL.md", MANUAL)
+    index(owner, "notes/eurusd.md", "# EURUSD\n\nThe ECB meets on Thursday; fade the first spike.\n")
+    assert search(owner, "zzqxv flurble").hits == []
+    weakest = search(owner, "zzqxv flurble", min_score=0).hits
+    assert weakest and all(hit.score < 0.15 for hit in weakest)
+    relevant = search(owner, "where do I place the stop?").citations()
+    assert relevant and relevant[0]["path"] == "TRADING_MANUAL.md" and relevant[0]["score"] >= 0.15
