@@ -86,11 +86,22 @@ class Document(models.Model):
             ),
             # One manual per deployment scope (seed §5): a trader's manual for all deployments (deployment
             # null: the range (,), overlapping every deployment's) excludes any other, and a deployment's
-            # ([d,d]) excludes another of that deployment. recall.services.document_upsert relies on it.
+            # ([d,d]) excludes another of that deployment. recall.services.document_upsert relies on it. The
+            # owner is a one-value range too ([o,o] overlaps only itself): GiST indexes ranges natively, where
+            # `owner WITH =` would need the btree_gist extension.
             ExclusionConstraint(
                 name="recall_one_manual_per_deployment",
                 expressions=[
-                    ("owner", RangeOperators.EQUAL),
+                    (
+                        Func(
+                            F("owner"),
+                            F("owner"),
+                            Value("[]"),
+                            function="int8range",
+                            output_field=BigIntegerRangeField(),
+                        ),
+                        RangeOperators.OVERLAPS,
+                    ),
                     (
                         Func(
                             F("deployment"),

@@ -10,7 +10,6 @@ deleted); then migrate again."""
 import django.contrib.postgres.constraints
 import django.contrib.postgres.fields.ranges
 from django.conf import settings
-from django.contrib.postgres.operations import BtreeGistExtension
 from django.db import migrations, models
 
 MANUAL_PATH_REGEX = r"(^|/)trading_manual\.md$"
@@ -61,14 +60,22 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        BtreeGistExtension(),  # `owner_id WITH =` in a GiST exclusion constraint
         migrations.RunPython(refuse_two_manuals_in_one_scope, migrations.RunPython.noop),
         migrations.AddConstraint(
             model_name="document",
             constraint=django.contrib.postgres.constraints.ExclusionConstraint(
                 condition=models.Q(("owner__isnull", False), ("path__iregex", MANUAL_PATH_REGEX)),
                 expressions=[
-                    ("owner", "="),
+                    (
+                        models.Func(
+                            models.F("owner"),
+                            models.F("owner"),
+                            models.Value("[]"),
+                            function="int8range",
+                            output_field=django.contrib.postgres.fields.ranges.BigIntegerRangeField(),
+                        ),
+                        "&&",
+                    ),
                     (
                         models.Func(
                             models.F("deployment"),
