@@ -253,10 +253,12 @@ class KeywordQuery:
 
 def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     """One statement: the query's lexemes with their df, the readable chunks and their average length."""
+    params: list[str | int] = [query]
     if scope.owner_id is None:
-        owner_rows, params = _GLOBAL_ROW, [query]
+        owner_rows = _GLOBAL_ROW
     else:
-        owner_rows, params = f"{_OWNER_ROW} UNION ALL {_GLOBAL_ROW}", [query, scope.owner_id]
+        owner_rows = f"{_OWNER_ROW} UNION ALL {_GLOBAL_ROW}"
+        params.append(scope.owner_id)
     with connection.cursor() as cursor:
         cursor.execute(_TERM_STATS.format(owner_rows=owner_rows), params)
         rows = cursor.fetchall()

@@ -182,8 +182,8 @@ def document_upsert(
     with transaction.atomic():
         if owner is not None and is_manual(path):
             other = manuals_in_scope_of(owner=owner, deployment=deployment).exclude(deployment=deployment, path=path)
-            if (existing := other.first()) is not None:
-                raise ManualConflict(existing)
+            if (clash := other.first()) is not None:
+                raise ManualConflict(clash)
         try:
             document, created = Document.objects.select_for_update().get_or_create(
                 owner=owner,
@@ -197,10 +197,10 @@ def document_upsert(
                 },
             )
         except IntegrityError as error:  # a second manual created concurrently: the constraint refused it
-            existing = manuals_in_scope_of(owner=owner, deployment=deployment).first()
-            if _constraint_of(error) != MANUAL_CONSTRAINT or existing is None:
+            clash = manuals_in_scope_of(owner=owner, deployment=deployment).first()
+            if _constraint_of(error) != MANUAL_CONSTRAINT or clash is None:
                 raise
-            raise ManualConflict(existing) from error
+            raise ManualConflict(clash) from error
         if protect and not created and document.content_hash != digest and is_protected(path):
             raise ProtectedDocument(
                 f"{path} is protected: agents cannot rewrite it; propose the edit with POST /api/v1/recall/proposals/"

@@ -41,7 +41,8 @@ class Command(MaintenanceCommand):
             return
         self.stdout.write("a deployment reads more than one of these manuals (keep one with --keep ID):")
         for document in conflicts:
+            trader = document.owner.username if document.owner else "(global)"  # manuals always have one
             self.stdout.write(
-                f"  {document.owner.username}: document {document.pk} {document.path} ({_scope(document)}, "
+                f"  {trader}: document {document.pk} {document.path} ({_scope(document)}, "
                 f"updated {document.updated_at:%Y-%m-%d %H:%M} UTC)"
             )
