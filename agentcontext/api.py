@@ -19,6 +19,13 @@ class ContextSections(serializers.Serializer):
         help_text="Phase 3: for each open position, the nearest closed trades of this skill with the same symbol "
         "and side and their outcomes (~500 tokens at most); null when there are none.",
     )
+    manual = serializers.CharField(
+        allow_null=True,
+        help_text="## From your manual and playbooks: the chunks of your TRADING_MANUAL.md and of the staff playbooks "
+        "and runbooks most relevant to this tick (queried by the open positions, the last proposal and the last "
+        "rejection code; keyword ranking), each row citing path:startLine-endLine, within the skill version's "
+        "manual_token_cap; null when it is off or nothing clears the relevance floor.",
+    )
 
 
 class SectionTokens(serializers.Serializer):
@@ -27,6 +34,7 @@ class SectionTokens(serializers.Serializer):
     recent_trades = serializers.IntegerField()
     open_positions = serializers.IntegerField()
     similar_situations = serializers.IntegerField()
+    manual = serializers.IntegerField()
 
 
 class TokenEstimate(serializers.Serializer):

@@ -110,7 +110,16 @@ RECENT_TRADES_HEADER = "## Recent trades on this skill (closed)"
 OPEN_POSITIONS_HEADER = "## Open positions (memory view)"
 # similar_situations is recall's (memory-layer phase 3): assemble_context leaves it None and the live
 # service fills it from the situation index; the sim ledger has no situation memory.
-SECTION_KEYS = ("last_decision", "recent_activity", "recent_trades", "open_positions", "similar_situations")
+# manual is recall's too (the manual at run start, agentcontext.manual): assemble_context leaves it None and
+# agentcontext.selectors fills it, for live and sim alike, from the same ContextInputs and the recall index.
+SECTION_KEYS = (
+    "last_decision",
+    "recent_activity",
+    "recent_trades",
+    "open_positions",
+    "similar_situations",
+    "manual",
+)
 
 LIQUIDATED = "liquidated"
 EXTERNAL_FLATTEN = "external_flatten"
@@ -524,7 +533,8 @@ class MemoryContext:
     token_estimate: TokenEstimate
 
     def with_section(self, key: str, section: str | None) -> MemoryContext:
-        """This context with one more section appended (recall's similar past situations)."""
+        """This context with one section set (recall's similar past situations, the manual): in its place
+        among ``SECTION_KEYS`` (a key assemble_context already holds keeps its position)."""
         sections = {**self.sections, key: section}
         text = _SECTION_SEPARATOR.join(part for part in sections.values() if part is not None)
         return MemoryContext(
@@ -563,6 +573,7 @@ def assemble_context(
         "recent_trades": render_recent_trades(closed_trades, k=recent_trades_k) if memory_enabled else None,
         "open_positions": render_open_positions(open_trades, now=now) if memory_enabled and now is not None else None,
         "similar_situations": None,
+        "manual": None,
     }
     text = _SECTION_SEPARATOR.join(section for section in sections.values() if section is not None)
     token_estimate: TokenEstimate = {

@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from agentcontext.formatting import SECTION_KEYS, MemoryContext
+from agentcontext.manual import MANUAL_HEADER
 from agentcontext.prompt import LESSONS_HEADING, SystemPromptSegments, compose_system_prompt
 from memorysite.text import estimate_tokens
 
@@ -28,6 +29,7 @@ __all__ = [
     "PreviewPart",
     "PromptPreview",
     "budget_check",
+    "budgeted_tokens",
     "build_preview",
     "section_parts",
     "segment_parts",
@@ -57,9 +59,12 @@ SECTION_LABELS = {
     "recent_trades": "## Recent trades on this skill (closed)",
     "open_positions": "## Open positions (memory view)",
     "similar_situations": "## Similar past situations",
+    "manual": MANUAL_HEADER,
 }
 # The sections that exist only when memory is enabled (assemble_context, recall's situations).
 MEMORY_ONLY_SECTIONS = frozenset({"recent_trades", "open_positions", "similar_situations"})
+# The manual section has its own switch and cap (the skill version's manual_*), so the memory budget leaves it out.
+MANUAL_SECTION = "manual"
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ class PreviewPart:
 
     ``text`` is what the page shows (None: the runner gets nothing for this part); ``tokens`` is the
     estimate of what the runner gets (0 for a placeholder or a suppressed part); ``placeholder``
-    marks the placeholder lessons block; ``off`` marks a section suppressed because memory is off.
+    marks the placeholder lessons block; ``off`` marks a section suppressed by a setting: memory off, or for
+    the manual section its own switch.
     """
 
     key: str
@@ -118,7 +124,8 @@ class PromptPreview:
     ``system_text`` is the joined system prompt as displayed: the runner's exact text, or with the
     placeholder lessons block in the lessons slot when ``placeholder_shown``. ``system_tokens`` and
     ``memory_tokens`` are the estimates of the runner's joined texts (separators included, as the
-    context API's ``token_estimate.total``); ``total_tokens`` is their sum.
+    context API's ``token_estimate.total``); ``total_tokens`` is their sum. ``manual_tokens`` is the manual
+    section's estimate, at most ``manual_cap`` (None: not given).
     """
 
     segments: tuple[PreviewPart, ...]
@@ -129,6 +136,8 @@ class PromptPreview:
     memory_tokens: int
     placeholder_shown: bool
     budget: BudgetCheck
+    manual_tokens: int = 0
+    manual_cap: int | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -155,7 +164,9 @@ def segment_parts(segments: SystemPromptSegments, *, show_placeholder: bool) -> 
     return tuple(parts)
 
 
-def section_parts(context: MemoryContext, *, memory_enabled: bool) -> tuple[PreviewPart, ...]:
+def section_parts(
+    context: MemoryContext, *, memory_enabled: bool, manual_enabled: bool = True
+) -> tuple[PreviewPart, ...]:
     """The memory sections in context order, labelled, each with its token estimate."""
     return tuple(
         PreviewPart(
@@ -163,20 +174,33 @@ def section_parts(context: MemoryContext, *, memory_enabled: bool) -> tuple[Prev
             SECTION_LABELS[key],
             context.sections[key],
             context.token_estimate["per_section"][key],
-            off=not memory_enabled and key in MEMORY_ONLY_SECTIONS,
+            off=(not memory_enabled and key in MEMORY_ONLY_SECTIONS) or (not manual_enabled and key == MANUAL_SECTION),
         )
         for key in SECTION_KEYS
     )
 
 
+def budgeted_tokens(context: MemoryContext) -> int:
+    """The memory sections' estimate the seed's budget covers: the joined block without the manual section
+    (bounded by its own cap)."""
+    kept = [section for key, section in context.sections.items() if section is not None and key != MANUAL_SECTION]
+    return estimate_tokens("\n\n".join(kept)) if kept else 0
+
+
 def build_preview(
-    *, segments: SystemPromptSegments, context: MemoryContext, memory_enabled: bool, show_placeholder: bool
+    *,
+    segments: SystemPromptSegments,
+    context: MemoryContext,
+    memory_enabled: bool,
+    show_placeholder: bool,
+    manual_enabled: bool = True,
+    manual_cap: int | None = None,
 ) -> PromptPreview:
     """The preview of the runner's segments and memory block (as the context API returns them).
 
     ``show_placeholder`` puts the placeholder block in an empty lessons slot; it changes what is
     displayed only, never a token figure. The budget counts the memory sections' total (the
-    joined memory block) plus the real lessons segment.
+    joined memory block, without the manual section, which has its own cap) plus the real lessons segment.
     """
     placeholder_shown = show_placeholder and segments.lessons is None
     shown = with_placeholder_lessons(segments) if placeholder_shown else segments
@@ -185,9 +209,11 @@ def build_preview(
         segments=segment_parts(segments, show_placeholder=show_placeholder),
         system_text=compose_system_prompt(shown),
         system_tokens=estimate_tokens(compose_system_prompt(segments)),
-        sections=section_parts(context, memory_enabled=memory_enabled),
+        sections=section_parts(context, memory_enabled=memory_enabled, manual_enabled=manual_enabled),
         memory_text=context.text,
         memory_tokens=memory_tokens,
         placeholder_shown=placeholder_shown,
-        budget=budget_check(sections_tokens=memory_tokens, lessons_tokens=estimate_tokens(segments.lessons)),
+        budget=budget_check(sections_tokens=budgeted_tokens(context), lessons_tokens=estimate_tokens(segments.lessons)),
+        manual_tokens=context.token_estimate["per_section"].get(MANUAL_SECTION, 0),
+        manual_cap=manual_cap,
     )

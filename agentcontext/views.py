@@ -14,14 +14,24 @@ from django_htmx.http import push_url
 
 from agentcontext import preview as preview_lib
 from agentcontext.formatting import RECENT_TRADES_K_MAX, RECENT_TRADES_K_MIN
-from agentcontext.selectors import deployment_memory_context, deployment_memory_context_with, deployment_system_prompt
+from agentcontext.manual import ManualSettings
+from agentcontext.selectors import (
+    deployment_memory_context,
+    deployment_memory_context_with,
+    deployment_system_prompt,
+    manual_settings,
+)
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
+from ledger.models import MANUAL_K_MAX, MANUAL_K_MIN, MANUAL_TOKEN_CAP_MAX, MANUAL_TOKEN_CAP_MIN
 from memorysite.pages import trader_required, wants_partial
 
 K_PARAM = "recent_trades_k"
 MEMORY_PARAM = "memory"
 PLACEHOLDER_PARAM = "placeholder"
+MANUAL_PARAM = "manual"
+MANUAL_K_PARAM = "manual_k"
+MANUAL_CAP_PARAM = "manual_cap"
 ON, OFF = "on", "off"
 SHOW, HIDE = "show", "hide"
 
@@ -32,6 +42,18 @@ BAD_K = (
 BAD_MEMORY = (
     "Invalid query parameter “memory”: {value!r} is not “on” or “off”."
     " Leave it empty for the skill version's own ({saved})."
+)
+BAD_MANUAL = (
+    "Invalid query parameter “manual”: {value!r} is not “on” or “off”."
+    " Leave it empty for the skill version's own ({saved})."
+)
+BAD_MANUAL_K = (
+    "Invalid query parameter “manual_k”: {value!r} is not a whole number from "
+    f"{MANUAL_K_MIN} to {MANUAL_K_MAX}. Leave it empty for the skill version's own ({{saved}})."
+)
+BAD_MANUAL_CAP = (
+    "Invalid query parameter “manual_cap”: {value!r} is not a whole number from "
+    f"{MANUAL_TOKEN_CAP_MIN} to {MANUAL_TOKEN_CAP_MAX}. Leave it empty for the skill version's own ({{saved}})."
 )
 BAD_PLACEHOLDER = (
     "Invalid query parameter “placeholder”: {value!r} is not “show” or “hide”. Leave it empty to show the placeholder."
@@ -46,6 +68,7 @@ class PreviewSettings:
     recent_trades_k: int
     memory_enabled: bool
     show_placeholder: bool
+    manual: ManualSettings
 
 
 class BadParameters(ValueError):
@@ -54,23 +77,46 @@ class BadParameters(ValueError):
         self.messages = messages
 
 
-def _parse_settings(query: QueryDict, *, saved_k: int, saved_memory: bool) -> PreviewSettings:
+def _whole_number(query: QueryDict, name: str, low: int, high: int, saved: int, message: str, errors: list) -> int:
+    raw = query.get(name, "").strip()
+    if not raw:
+        return saved
+    if _WHOLE_NUMBER.fullmatch(raw) and low <= int(raw) <= high:
+        return int(raw)
+    errors.append(message.format(value=query.get(name), saved=saved))
+    return saved
+
+
+def _on_off(query: QueryDict, name: str, saved: bool, message: str, errors: list) -> bool:
+    raw = query.get(name, "").strip()
+    if not raw:
+        return saved
+    if raw in (ON, OFF):
+        return raw == ON
+    errors.append(message.format(value=query.get(name), saved=ON if saved else OFF))
+    return saved
+
+
+def _parse_settings(
+    query: QueryDict, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings
+) -> PreviewSettings:
     """The settings from the query string; an empty or missing value means the saved one (or "show")."""
-    errors = []
-    k = saved_k
-    raw_k = query.get(K_PARAM, "").strip()
-    if raw_k:
-        if _WHOLE_NUMBER.fullmatch(raw_k) and RECENT_TRADES_K_MIN <= int(raw_k) <= RECENT_TRADES_K_MAX:
-            k = int(raw_k)
-        else:
-            errors.append(BAD_K.format(value=query.get(K_PARAM), saved=saved_k))
-    memory = saved_memory
-    raw_memory = query.get(MEMORY_PARAM, "").strip()
-    if raw_memory:
-        if raw_memory in (ON, OFF):
-            memory = raw_memory == ON
-        else:
-            errors.append(BAD_MEMORY.format(value=query.get(MEMORY_PARAM), saved=ON if saved_memory else OFF))
+    errors: list[str] = []
+    k = _whole_number(query, K_PARAM, RECENT_TRADES_K_MIN, RECENT_TRADES_K_MAX, saved_k, BAD_K, errors)
+    memory = _on_off(query, MEMORY_PARAM, saved_memory, BAD_MEMORY, errors)
+    manual = ManualSettings(
+        enabled=_on_off(query, MANUAL_PARAM, saved_manual.enabled, BAD_MANUAL, errors),
+        k=_whole_number(query, MANUAL_K_PARAM, MANUAL_K_MIN, MANUAL_K_MAX, saved_manual.k, BAD_MANUAL_K, errors),
+        token_cap=_whole_number(
+            query,
+            MANUAL_CAP_PARAM,
+            MANUAL_TOKEN_CAP_MIN,
+            MANUAL_TOKEN_CAP_MAX,
+            saved_manual.token_cap,
+            BAD_MANUAL_CAP,
+            errors,
+        ),
+    )
     show_placeholder = True
     raw_placeholder = query.get(PLACEHOLDER_PARAM, "").strip()
     if raw_placeholder:
@@ -80,16 +126,32 @@ def _parse_settings(query: QueryDict, *, saved_k: int, saved_memory: bool) -> Pr
             errors.append(BAD_PLACEHOLDER.format(value=query.get(PLACEHOLDER_PARAM)))
     if errors:
         raise BadParameters(errors)
-    return PreviewSettings(recent_trades_k=k, memory_enabled=memory, show_placeholder=show_placeholder)
+    return PreviewSettings(recent_trades_k=k, memory_enabled=memory, show_placeholder=show_placeholder, manual=manual)
 
 
-def _page_url(deployment_id: int, settings: PreviewSettings, *, saved_k: int, saved_memory: bool) -> str:
+def _is_saved(settings: PreviewSettings, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings) -> bool:
+    return (
+        settings.recent_trades_k == saved_k
+        and settings.memory_enabled == saved_memory
+        and settings.manual == saved_manual
+    )
+
+
+def _page_url(
+    deployment_id: int, settings: PreviewSettings, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings
+) -> str:
     """The page's canonical URL: only the settings that differ from the saved ones (and the default view)."""
-    query = {}
+    query: dict[str, object] = {}
     if settings.recent_trades_k != saved_k:
         query[K_PARAM] = settings.recent_trades_k
     if settings.memory_enabled != saved_memory:
         query[MEMORY_PARAM] = ON if settings.memory_enabled else OFF
+    if settings.manual.enabled != saved_manual.enabled:
+        query[MANUAL_PARAM] = ON if settings.manual.enabled else OFF
+    if settings.manual.k != saved_manual.k:
+        query[MANUAL_K_PARAM] = settings.manual.k
+    if settings.manual.token_cap != saved_manual.token_cap:
+        query[MANUAL_CAP_PARAM] = settings.manual.token_cap
     if not settings.show_placeholder:
         query[PLACEHOLDER_PARAM] = HIDE
     url = reverse("deployment-preview", args=[deployment_id])
@@ -105,9 +167,10 @@ def deployment_preview(request, deployment_id: int):
 
     Query parameters (all optional, "what if" only — the saved skill version is never changed):
     ``recent_trades_k`` (1..30, default the skill version's), ``memory`` (``on``/``off``, default the
-    skill version's) and ``placeholder`` (``show``/``hide``, default ``show``). An invalid value is a
-    400 naming the parameter. With the saved settings the memory block comes from
-    ``deployment_memory_context`` itself, the API's own selector.
+    skill version's), the manual section's ``manual`` (``on``/``off``), ``manual_k`` (1..10) and
+    ``manual_cap`` (50..2000 tokens), each defaulting to the skill version's, and ``placeholder``
+    (``show``/``hide``, default ``show``). An invalid value is a 400 naming the parameter. With the saved
+    settings the memory block comes from ``deployment_memory_context`` itself, the API's own selector.
 
     Placeholder: with no active lessons note, the lessons slot shows a placeholder block by default
     (the seed: the preview "still demonstrates the slot"); ``placeholder=hide`` shows the runner's
@@ -121,13 +184,21 @@ def deployment_preview(request, deployment_id: int):
     """
     deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=deployment_id)
     skill_version = deployment.skill_version
-    saved = {"saved_k": skill_version.recent_trades_k, "saved_memory": skill_version.memory_enabled}
+    saved = {
+        "saved_k": skill_version.recent_trades_k,
+        "saved_memory": skill_version.memory_enabled,
+        "saved_manual": manual_settings(skill_version),
+    }
     htmx_partial = wants_partial(request)
     context = {
         "deployment": deployment,
         "skill_version": skill_version,
         "k_min": RECENT_TRADES_K_MIN,
         "k_max": RECENT_TRADES_K_MAX,
+        "manual_k_min": MANUAL_K_MIN,
+        "manual_k_max": MANUAL_K_MAX,
+        "manual_cap_min": MANUAL_TOKEN_CAP_MIN,
+        "manual_cap_max": MANUAL_TOKEN_CAP_MAX,
         "form_url": reverse("deployment-preview", args=[deployment.pk]),
         "api_url": reverse("api-context", args=[deployment.pk]),
     }
@@ -136,7 +207,10 @@ def deployment_preview(request, deployment_id: int):
     except BadParameters as exc:
         context.update(
             error=str(exc),
-            values={name: request.GET.get(name, "") for name in (K_PARAM, MEMORY_PARAM, PLACEHOLDER_PARAM)},
+            values={
+                name: request.GET.get(name, "")
+                for name in (K_PARAM, MEMORY_PARAM, PLACEHOLDER_PARAM, MANUAL_PARAM, MANUAL_K_PARAM, MANUAL_CAP_PARAM)
+            },
             has_lessons=bool(deployment.active_lessons_hash),
         )
         template = "agentcontext/_preview_body.html" if htmx_partial else "agentcontext/preview.html"
@@ -146,11 +220,15 @@ def deployment_preview(request, deployment_id: int):
         return response
 
     ledger_services.materialize_if_behind(deployment)
-    if settings.recent_trades_k == saved["saved_k"] and settings.memory_enabled == saved["saved_memory"]:
+    what_if = not _is_saved(settings, **saved)
+    if not what_if:
         memory = deployment_memory_context(deployment=deployment)
     else:
         memory = deployment_memory_context_with(
-            deployment=deployment, recent_trades_k=settings.recent_trades_k, memory_enabled=settings.memory_enabled
+            deployment=deployment,
+            recent_trades_k=settings.recent_trades_k,
+            memory_enabled=settings.memory_enabled,
+            manual=settings.manual,
         )
     segments = deployment_system_prompt(deployment=deployment)
     preview = preview_lib.build_preview(
@@ -158,6 +236,8 @@ def deployment_preview(request, deployment_id: int):
         context=memory,
         memory_enabled=settings.memory_enabled,
         show_placeholder=settings.show_placeholder,
+        manual_enabled=settings.manual.enabled,
+        manual_cap=settings.manual.token_cap,
     )
     context.update(
         settings=settings,
@@ -165,9 +245,12 @@ def deployment_preview(request, deployment_id: int):
             K_PARAM: str(settings.recent_trades_k),
             MEMORY_PARAM: ON if settings.memory_enabled else OFF,
             PLACEHOLDER_PARAM: SHOW if settings.show_placeholder else HIDE,
+            MANUAL_PARAM: ON if settings.manual.enabled else OFF,
+            MANUAL_K_PARAM: str(settings.manual.k),
+            MANUAL_CAP_PARAM: str(settings.manual.token_cap),
         },
         has_lessons=segments.lessons is not None,
-        what_if=settings.recent_trades_k != saved["saved_k"] or settings.memory_enabled != saved["saved_memory"],
+        what_if=what_if,
         preview=preview,
         budget=preview.budget,
     )

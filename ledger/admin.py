@@ -11,6 +11,9 @@ class SkillVersionInline(admin.TabularInline):
         "recent_trades_k",
         "reflection_cadence",
         "reflection_every_n_trades",
+        "manual_enabled",
+        "manual_k",
+        "manual_token_cap",
         "created_at",
     ]
     readonly_fields = fields
@@ -44,9 +47,12 @@ class SkillVersionAdmin(admin.ModelAdmin):
         "memory_enabled",
         "recent_trades_k",
         "reflection_cadence",
+        "manual_enabled",
+        "manual_k",
+        "manual_token_cap",
         "created_at",
     ]
-    list_filter = ["memory_enabled", "reflection_cadence", "created_at"]
+    list_filter = ["memory_enabled", "reflection_cadence", "manual_enabled", "created_at"]
     search_fields = ["skill__name", "owner__username", "strategy_text"]
     list_select_related = ["skill", "owner"]
 

@@ -48,6 +48,9 @@ REFLECTION_EVERY_N_MIN, REFLECTION_EVERY_N_MAX = 1, 1000
 BARS_WINDOW_MIN, BARS_WINDOW_MAX = 1, 1000
 STRATEGY_TEXT_MAX = 20_000
 AVOID_RULES_MAX = 5_000
+# The "## From your manual and playbooks" context section (agentcontext.manual): chunks shown, token cap.
+MANUAL_K_MIN, MANUAL_K_MAX, MANUAL_K_DEFAULT = 1, 10, 3
+MANUAL_TOKEN_CAP_MIN, MANUAL_TOKEN_CAP_MAX, MANUAL_TOKEN_CAP_DEFAULT = 50, 2000, 400
 
 
 class SkillVersion(OwnedModel):
@@ -64,6 +67,11 @@ class SkillVersion(OwnedModel):
     )
     reflection_every_n_trades = models.PositiveIntegerField(default=5)
     bars_window = models.PositiveIntegerField(default=100)
+    # The manual section of the per-tick context: the few chunks of the trader's manual and the staff
+    # playbooks/runbooks most relevant to the tick (agentcontext.manual).
+    manual_enabled = models.BooleanField(default=True)
+    manual_k = models.PositiveSmallIntegerField(default=MANUAL_K_DEFAULT)
+    manual_token_cap = models.PositiveSmallIntegerField(default=MANUAL_TOKEN_CAP_DEFAULT)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -89,6 +97,14 @@ class SkillVersion(OwnedModel):
             models.CheckConstraint(
                 condition=Q(bars_window__gte=BARS_WINDOW_MIN) & Q(bars_window__lte=BARS_WINDOW_MAX),
                 name="skill_version_bars_window_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(manual_k__gte=MANUAL_K_MIN) & Q(manual_k__lte=MANUAL_K_MAX),
+                name="skill_version_manual_k_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(manual_token_cap__gte=MANUAL_TOKEN_CAP_MIN) & Q(manual_token_cap__lte=MANUAL_TOKEN_CAP_MAX),
+                name="skill_version_manual_token_cap_range",
             ),
         ]
 

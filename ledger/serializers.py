@@ -11,6 +11,12 @@ from ledger.models import (
     AVOID_RULES_MAX,
     BARS_WINDOW_MAX,
     BARS_WINDOW_MIN,
+    MANUAL_K_DEFAULT,
+    MANUAL_K_MAX,
+    MANUAL_K_MIN,
+    MANUAL_TOKEN_CAP_DEFAULT,
+    MANUAL_TOKEN_CAP_MAX,
+    MANUAL_TOKEN_CAP_MIN,
     RECENT_TRADES_K_MAX,
     RECENT_TRADES_K_MIN,
     REFLECTION_EVERY_N_MAX,
@@ -50,6 +56,25 @@ class SkillVersionInput(StrictSerializer):
     reflection_cadence = choice(ReflectionCadence, required=False, default=ReflectionCadence.PER_N_TRADES)
     reflection_every_n_trades = bounded_int(REFLECTION_EVERY_N_MIN, REFLECTION_EVERY_N_MAX, required=False, default=5)
     bars_window = bounded_int(BARS_WINDOW_MIN, BARS_WINDOW_MAX, required=False, default=100)
+    manual_enabled = boolean(
+        required=False,
+        default=True,
+        help_text="The context's `## From your manual and playbooks` section: on (default) or off.",
+    )
+    manual_k = bounded_int(
+        MANUAL_K_MIN,
+        MANUAL_K_MAX,
+        required=False,
+        default=MANUAL_K_DEFAULT,
+        help_text="At most this many chunks of the manual and the staff playbooks/runbooks in that section.",
+    )
+    manual_token_cap = bounded_int(
+        MANUAL_TOKEN_CAP_MIN,
+        MANUAL_TOKEN_CAP_MAX,
+        required=False,
+        default=MANUAL_TOKEN_CAP_DEFAULT,
+        help_text="That section's estimated tokens (ceil(chars / 4)) never exceed this.",
+    )
 
 
 class SkillCreateInput(SkillVersionInput):
@@ -73,6 +98,9 @@ class SkillVersionOutput(serializers.ModelSerializer):
             "reflection_cadence",
             "reflection_every_n_trades",
             "bars_window",
+            "manual_enabled",
+            "manual_k",
+            "manual_token_cap",
             "created_at",
         ]
 

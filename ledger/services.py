@@ -56,6 +56,9 @@ VERSION_FIELDS = (
     "reflection_cadence",
     "reflection_every_n_trades",
     "bars_window",
+    "manual_enabled",
+    "manual_k",
+    "manual_token_cap",
 )
 
 

@@ -105,12 +105,12 @@ class TestSectionParts:
         assert [p.key for p in parts] == list(SECTION_KEYS)
         assert parts[0].label == "## Last decision"
         assert parts[2].label == "## Recent trades on this skill (closed)"
-        assert [p.tokens for p in parts] == [estimate_tokens(LAST), 0, estimate_tokens(TRADES), 0, 0]
+        assert [p.tokens for p in parts] == [estimate_tokens(LAST), 0, estimate_tokens(TRADES), 0, 0, 0]
         assert not any(p.off for p in parts)
 
     def test_memory_off_marks_only_the_memory_only_sections(self):
         parts = section_parts(memory(last_decision=LAST), memory_enabled=False)
-        assert [p.off for p in parts] == [False, False, True, True, True]
+        assert [p.off for p in parts] == [False, False, True, True, True, False]
 
 
 class TestBuildPreview:
@@ -149,5 +149,5 @@ class TestBuildPreview:
             memory_enabled=False,
         )
         preview = build_preview(segments=segments(), context=context, memory_enabled=False, show_placeholder=False)
-        assert [p.text is None for p in preview.sections] == [True, False, True, True, True]
+        assert [p.text is None for p in preview.sections] == [True, False, True, True, True, True]
         assert preview.memory_text == context.text
