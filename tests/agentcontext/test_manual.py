@@ -164,7 +164,9 @@ def test_it_renders_one_cited_row_per_chunk_byte_for_byte():
     section = render_manual_section(
         [
             chunk(start=12, end=20, text="## Sizing\nRisk at most 1% per trade.\n\nNever add to a loser."),
-            chunk(path="playbooks/exchange-outage.md", start=1, end=9, text="# Outage\nFlatten, then wait.", staff=True),
+            chunk(
+                path="playbooks/exchange-outage.md", start=1, end=9, text="# Outage\nFlatten, then wait.", staff=True
+            ),
         ],
         token_cap=400,
     )

@@ -48,3 +48,18 @@ def test_a_trader_without_staff_rights_cannot_enter_admin(client, owner):
     response = client.get(reverse("admin:ledger_deployment_changelist"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_the_manual_sections_settings_are_shown_on_the_version_and_its_skill(staff_client, deployment):
+    version = deployment.skill_version
+    version.manual_k, version.manual_token_cap = 7, 1234
+    version.save()
+    changelist = staff_client.get(reverse("admin:ledger_skillversion_changelist"))
+    assert {"manual_enabled", "manual_k", "manual_token_cap"} <= set(changelist.context["cl"].list_display)
+    assert "1234" in changelist.content.decode()
+    page = staff_client.get(reverse("admin:ledger_skillversion_change", args=[version.pk]))
+    assert page.status_code == 200
+    content = page.content.decode()
+    assert "Manual token cap" in content and "1234" in content
+    skill_page = staff_client.get(reverse("admin:ledger_skill_change", args=[version.skill_id])).content.decode()
+    assert "Manual k" in skill_page and "1234" in skill_page

@@ -54,6 +54,13 @@ class TestSkillCreate:
             ("strategy_text", "bad \u202e override", "must not contain control characters or bidirectional overrides"),
             ("strategy_text", "nul \x00 byte", "must not contain control characters or bidirectional overrides"),
             ("memory_enabled", "maybe", "must be true or false"),
+            ("manual_enabled", "maybe", "must be true or false"),
+            ("manual_k", 0, "must be between 1 and 10"),
+            ("manual_k", 11, "must be between 1 and 10"),
+            ("manual_k", "three", "must be an integer; must be between 1 and 10"),
+            ("manual_token_cap", 49, "must be between 50 and 2000"),
+            ("manual_token_cap", 2001, "must be between 50 and 2000"),
+            ("manual_token_cap", 1.5, "must be an integer; must be between 50 and 2000"),
         ],
     )
     def test_it_names_the_field_and_rule_and_writes_nothing(self, owner_api, field, value, message):
@@ -103,6 +110,9 @@ _DEFAULTS = {
     "reflection_every_n_trades": 5,
     "bars_window": 100,
     "avoid_rules": "",
+    "manual_enabled": True,
+    "manual_k": 3,
+    "manual_token_cap": 400,
 }
 
 
@@ -150,6 +160,30 @@ class TestSkillVersions:
         assert response.status_code == 404
         assert owner_api.get(f"{SKILLS}{theirs.pk}/versions/").status_code == 404
         assert _db_state() == before
+
+    def test_it_keeps_the_manual_sections_settings_per_version(self, owner_api, owner):
+        skill_id = owner_api.post(SKILLS, _skill_body(manual_k=10, manual_token_cap=2000), format="json").json()["id"]
+        body = {"strategy_text": "Quieter.", "manual_enabled": False, "manual_k": 1, "manual_token_cap": 50}
+        response = owner_api.post(f"{SKILLS}{skill_id}/versions/", body, format="json")
+        assert response.status_code == 201, response.json()
+        assert {k: response.json()[k] for k in ("manual_enabled", "manual_k", "manual_token_cap")} == {
+            "manual_enabled": False,
+            "manual_k": 1,
+            "manual_token_cap": 50,
+        }
+        first, second = SkillVersion.objects.filter(skill_id=skill_id).order_by("version")
+        assert (first.manual_enabled, first.manual_k, first.manual_token_cap) == (True, 10, 2000)
+        assert (second.manual_enabled, second.manual_k, second.manual_token_cap) == (False, 1, 50)
+
+    @pytest.mark.parametrize(("field", "value"), [("manual_k", 11), ("manual_token_cap", 10_000)])
+    def test_the_database_refuses_manual_settings_out_of_range(self, owner, field, value):
+        from django.core.exceptions import ValidationError
+
+        from ledger import services
+
+        skill = SkillVersionFactory(skill=SkillFactory(owner=owner), version=1).skill
+        with pytest.raises(ValidationError, match=f"skill_version_{field}_range"):
+            services.skill_version_create(skill=skill, strategy_text="x", **{field: value})
 
     def test_it_validates_a_new_version_and_writes_nothing(self, owner_api, owner):
         skill = SkillVersionFactory(skill=SkillFactory(owner=owner), version=1).skill
