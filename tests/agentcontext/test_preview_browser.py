@@ -10,7 +10,7 @@ from django.urls import reverse
 from playwright import sync_api
 
 from agentcontext.preview import PLACEHOLDER_LESSONS_SEGMENT
-from tests.agentcontext.test_preview_page import deployment, traded  # noqa: F401 (fixtures)
+from tests.agentcontext.test_preview_page import deployment, traded, with_manual  # noqa: F401 (fixtures)
 from tests.factories import PASSWORD
 from tests.ledger.test_pages_browser import browser, console_errors, log_in, page, path_of  # noqa: F401 (fixtures)
 
@@ -117,4 +117,31 @@ def test_a_control_changed_the_moment_it_is_swapped_in_is_heard(page, console_er
     page.evaluate(CHANGE_THE_NEW_FORM_AT_ONCE)
     page.wait_for_url(re.compile(r"\?recent_trades_k=1&memory=off"))
     sync_api.expect(page.locator(".tag.memory-off")).to_have_count(3)
+    assert console_errors == []
+
+
+def test_it_shows_the_manual_section_and_its_what_if_settings(page, console_errors, owner, with_manual):  # noqa: F811
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("deployment-preview", args=[with_manual.pk]))
+    manual = page.locator("#section-manual-text")
+    sync_api.expect(manual).to_be_visible()
+    body = api_context(page, with_manual)
+    assert text_content(page, "#section-manual-text") == body["sections"]["manual"]
+    tokens = body["token_estimate"]["per_section"]["manual"]
+    sync_api.expect(page.locator("#section-manual-tokens")).to_have_text(f"{tokens} tok")
+    sync_api.expect(page.locator("#tokens-manual")).to_have_text(f"{tokens} / 400")
+    rows = body["sections"]["manual"].split("\n")[1:]
+    assert len(rows) == 2 and rows[0].startswith("- [")
+
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.get_by_label("Manual chunks").fill("1")
+    page.get_by_label("Manual chunks").press("Tab")
+    page.wait_for_url(re.compile(r"\?manual_k=1$"))
+    assert text_content(page, "#section-manual-text") == "\n".join(body["sections"]["manual"].split("\n")[:2])
+
+    page.get_by_label("Manual section").select_option("off")
+    page.wait_for_url(re.compile(r"\?manual=off&manual_k=1$"))
+    sync_api.expect(manual).to_have_count(0)
+    sync_api.expect(page.locator("#section-manual .tag.memory-off")).to_have_text("manual off")
+    sync_api.expect(page.locator("#tokens-manual")).to_have_text("0 / 400")
     assert console_errors == []

@@ -16,6 +16,7 @@ from django.urls import reverse
 from agentcontext.preview import MEMORY_TOKEN_BUDGET, PLACEHOLDER_LESSONS, PLACEHOLDER_LESSONS_SEGMENT
 from ledger.models import Deployment, SkillVersion
 from ledger.services import materialize_if_behind
+from memorysite.text import estimate_tokens
 from reflection import services
 from reflection.core import ReflectionResult
 from tests.factories import DeploymentFactory
@@ -452,3 +453,102 @@ class TestQueryCount:
             assert client.get(preview_url(with_lessons), query).status_code == 200
         with django_assert_max_num_queries(13):
             assert client.get(preview_url(with_lessons), query, headers=HTMX).status_code == 200
+
+
+MANUAL = """# Trading manual
+
+## Position caps
+On R3_POSITION_CAP never <add> to SOL & never resubmit: close a position first.
+"""
+PLAYBOOK = "# Cap playbook\nR3_POSITION_CAP: the deployment holds its maximum; propose_order only after a close.\n"
+
+
+@pytest.fixture
+def with_manual(owner, traded):
+    """The traded deployment (last tick: SOL held, a propose_order SOL rejected with R3_POSITION_CAP) with a manual
+    and a staff playbook that speak to it."""
+    from recall.services import document_upsert
+
+    document_upsert(owner=owner, path="TRADING_MANUAL.md", content=MANUAL, source="workspace", queue_embedding=False)
+    document_upsert(owner=None, path="playbooks/caps.md", content=PLAYBOOK, source="playbook", queue_embedding=False)
+    return traded
+
+
+class TestManualSection:
+    def test_it_shows_the_section_and_its_estimate_as_the_runner_gets_them(self, client, owner, owner_api, with_manual):
+        client.force_login(owner)
+        content = client.get(preview_url(with_manual, placeholder="hide")).content.decode()
+        body = api_context(owner_api, with_manual)
+        section = body["sections"]["manual"]
+        assert section.startswith("## From your manual and playbooks\n- [")
+        assert "- [yours] TRADING_MANUAL.md:1-4 — # Trading manual ## Position caps On R3_POSITION_CAP" in section
+        assert "- [staff] playbooks/caps.md:1-2 — # Cap playbook" in section
+        assert pre(content, "section-manual-text") == section
+        assert "never &lt;add&gt; to SOL &amp; never resubmit" in content  # escaped like every text shown
+        tokens = body["token_estimate"]["per_section"]["manual"]
+        assert tokens > 0
+        assert text_of(content, "section-manual-tokens") == f"{tokens} tok"
+        assert text_of(content, "tokens-manual") == f"{tokens} / 400"
+        assert pre(content, "memory-text") == body["text"]
+        assert "manual on (k=3, cap 400 tokens)" in text_of(content, "saved-settings")
+
+    def test_the_budget_leaves_the_manual_to_its_own_cap(self, client, owner, owner_api, with_manual):
+        client.force_login(owner)
+        content = client.get(preview_url(with_manual)).content.decode()
+        sections = api_context(owner_api, with_manual)["sections"]
+        without = "\n\n".join(text for key, text in sections.items() if text and key != "manual")
+        assert text_of(content, "tokens-budget") == f"{estimate_tokens(without)} / {MEMORY_TOKEN_BUDGET}"
+
+    def test_a_section_with_nothing_relevant_says_so(self, client, owner, traded):
+        client.force_login(owner)
+        content = client.get(preview_url(traded)).content.decode()
+        assert pre(content, "section-manual-text") is None
+        assert "nothing in your manual or the staff playbooks clears the relevance floor" in content
+        assert text_of(content, "section-manual-tokens") == "0 tok"
+
+    def test_what_if_off_k_and_cap_change_the_section_and_never_the_saved_version(
+        self, client, owner, owner_api, with_manual
+    ):
+        client.force_login(owner)
+        off = client.get(preview_url(with_manual, manual="off")).content.decode()
+        assert pre(off, "section-manual-text") is None
+        assert '<span class="tag memory-off">manual off</span>' in off
+        assert "what if" in text_of(off, "preview-mode")
+        one = pre(client.get(preview_url(with_manual, manual_k=1)).content.decode(), "section-manual-text")
+        saved = api_context(owner_api, with_manual)["sections"]["manual"]
+        assert one == "\n".join(saved.split("\n")[:2])
+        capped = client.get(preview_url(with_manual, manual_cap=50)).content.decode()
+        assert estimate_tokens(pre(capped, "section-manual-text")) <= 50
+        assert text_of(capped, "tokens-manual").endswith(" / 50")
+        version = SkillVersion.objects.get(pk=with_manual.skill_version_id)
+        assert (version.manual_enabled, version.manual_k, version.manual_token_cap) == (True, 3, 400)
+        assert api_context(owner_api, with_manual)["sections"]["manual"] == saved
+
+    def test_the_saved_settings_are_the_exact_view(self, client, owner, owner_api, with_manual):
+        client.force_login(owner)
+        content = client.get(preview_url(with_manual, manual="on", manual_k=3, manual_cap=400, placeholder="hide"))
+        assert "exact" in text_of(content.content.decode(), "preview-mode")
+
+    @pytest.mark.parametrize(
+        ("name", "value", "rule"),
+        [
+            ("manual", "maybe", "is not “on” or “off”"),
+            ("manual_k", "0", "is not a whole number from 1 to 10"),
+            ("manual_k", "11", "is not a whole number from 1 to 10"),
+            ("manual_cap", "49", "is not a whole number from 50 to 2000"),
+            ("manual_cap", "2001", "is not a whole number from 50 to 2000"),
+            ("manual_cap", "lots", "is not a whole number from 50 to 2000"),
+        ],
+    )
+    def test_an_invalid_manual_setting_is_a_400_naming_the_parameter(self, client, owner, traded, name, value, rule):
+        client.force_login(owner)
+        for headers in ({}, HTMX):
+            response = client.get(preview_url(traded), {name: value}, headers=headers)
+            assert response.status_code == 400
+            message = text_of(response.content.decode(), "bad-request")
+            assert message.startswith(f"Invalid query parameter “{name}”: {value!r} {rule}")
+
+    def test_the_canonical_url_keeps_only_what_differs_from_the_saved_version(self, client, owner, traded):
+        client.force_login(owner)
+        response = client.get(preview_url(traded, manual="off", manual_k=3, manual_cap=60), headers=HTMX)
+        assert response["HX-Push-Url"] == f"/deployments/{traded.pk}/preview/?manual=off&manual_cap=60"
