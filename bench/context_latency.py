@@ -15,6 +15,14 @@ connection.
 Prints p50/p99 per endpoint, the ratios context(100k)/context(10) (goal <= 1.3) and
 context(10)/floor (goal <= 3), the history-only ratio context(100k)/context(30) (same rendered
 block, no goal), and the memory block's token estimate for A, B and C.
+
+The manual section (`## From your manual and playbooks`, agentcontext.manual) is on for A, B and C: the trader
+has a TRADING_MANUAL.md of MANUAL_SECTIONS sections, --notes other workspace and journal files that match the
+same words (left out of the section after the search), staff playbooks and runbooks, and --others other traders
+with --notes files each (all indexed through recall's document_upsert; no embedding: the section reads the keyword
+side only). A0 is A with the section off (a skill version with manual_enabled false): its context is measured
+beside A's over HTTP, and in process the section's build alone (`agentcontext.selectors.manual_section`) beside
+the memory block without it and with it, in the trader's scope.
 """
 
 from __future__ import annotations
@@ -33,13 +41,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._harness import BenchRun, Client, ms, parse_args, percentile, print_table, ratio_line, run_script, token_for
 
 # --smoke (make test): tiny sizes, seconds; the figures mean nothing
-SMOKE = {"rounds": 10, "warmup": 2, "big": 300}
+SMOKE = {"rounds": 10, "warmup": 2, "big": 300, "notes": 10, "others": 1}
 
 LAST_TICK = dt.datetime(2026, 6, 4, 10, 5, tzinfo=dt.UTC)
 NEWEST_ENTRY = dt.datetime(2026, 6, 4, 9, 10, tzinfo=dt.UTC)  # trade j enters j hours before this
 HOLD = dt.timedelta(minutes=40)
 SNAPSHOTS = 120
 RECENT_TRADES_K = 30
+MANUAL_SECTIONS = 40
+PLAYBOOKS = 12
+RUNBOOKS = 6
+RULES = ("max_daily_loss", "R3_POSITION_CAP", "R6_RATE_LIMIT", "max_leverage", "min_notional", "R9_FUNDING_WINDOW")
+TOPICS = ("breakout", "pullback", "funding", "volatility", "liquidity", "stops", "sizing", "weekends", "news", "fees")
 SYMBOLS = ("BTC", "ETH", "SOL")
 BASE_PRICE = {"BTC": Decimal("65200"), "ETH": Decimal("3410"), "SOL": Decimal("142.35")}
 REASONS = (
@@ -167,6 +180,70 @@ def _open_trade(deployment, skill_version):
     )
 
 
+def _manual() -> str:
+    """The trader's manual: MANUAL_SECTIONS sections of rules on symbols, sides, topics and engine rules."""
+    lines = ["# Trading manual", ""]
+    for n in range(MANUAL_SECTIONS):
+        symbol, side, topic, rule = SYMBOLS[n % 3], ("long", "short")[n % 2], TOPICS[n % 10], RULES[n % 6]
+        lines += [
+            f"## {topic.title()} rule {n + 1}",
+            f"When {symbol} is {side} and the setup is a {topic}, size at most {n % 4 + 1}% of equity.",
+            f"If the engine rejects with {rule}, do not resubmit the same shape; wait {n % 5 + 1} bars.",
+            f"Never hold a {side} {symbol} position through {TOPICS[(n + 3) % 10]} without a stop.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _staff_document(kind: str, n: int) -> str:
+    topic, rule = TOPICS[n % 10], RULES[n % 6]
+    return (
+        f"# {kind.title()} {n}: {topic}\n\n"
+        f"When a deployment is rejected with {rule} during {topic}, check the open positions first.\n"
+        f"{SYMBOLS[n % 3]} desks: hold no new {('long', 'short')[n % 2]} until the {topic} clears.\n"
+    )
+
+
+def _note(j: int) -> str:
+    symbol, side, topic, rule = SYMBOLS[j % 3], ("long", "short")[j % 2], TOPICS[j % 10], RULES[j % 6]
+    return (
+        f"# Note {j}\n{symbol} {side} on a {topic}: {REASONS[j % len(REASONS)]}.\n"
+        f"Rejected by {rule} twice; held {j % 90} minutes; no setup after that.\n"
+    )
+
+
+def seed_documents(owner, *, notes: int, others: int) -> int:
+    """The trader's manual, notes and journal, staff playbooks and runbooks, other traders' files; the chunks made."""
+    from django.contrib.auth import get_user_model
+
+    from recall.models import Chunk
+    from recall.services import document_upsert
+
+    def upsert(user, path: str, content: str, source: str) -> None:
+        document_upsert(owner=user, path=path, content=content, source=source, queue_embedding=False)
+
+    upsert(owner, "TRADING_MANUAL.md", _manual(), "workspace")
+    upsert(
+        owner,
+        "SOUL.md",
+        "# Soul\nPatient BTC long breakouts; no setup, no trade; respect max_daily_loss.\n",
+        "workspace",
+    )
+    for n in range(PLAYBOOKS):
+        upsert(None, f"playbooks/{TOPICS[n % 10]}-{n}.md", _staff_document("playbook", n), "playbook")
+    for n in range(RUNBOOKS):
+        upsert(None, f"runbooks/{TOPICS[n % 10]}-{n}.md", _staff_document("runbook", n), "runbook")
+    for j in range(notes):
+        folder, source = ("notes", "workspace") if j % 2 else ("journal", "journal")
+        upsert(owner, f"{folder}/{j:05}.md", _note(j), source)
+    for i in range(others):
+        other, _ = get_user_model().objects.get_or_create(username=f"bench-other-{i}")
+        upsert(other, "TRADING_MANUAL.md", _manual().replace("Trading manual", f"Manual of trader {i}"), "workspace")
+        for j in range(notes):
+            upsert(other, f"notes/{j:05}.md", _note(j + i), "workspace")
+    return Chunk.objects.count()
+
+
 def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
     from django.contrib.auth import get_user_model
     from django.db import connection
@@ -185,11 +262,21 @@ def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
         recent_trades_k=RECENT_TRADES_K,
         reflection_cadence="off",
     )
+    without_manual = SkillVersion.objects.create(
+        owner=owner,
+        skill=skill,
+        version=2,
+        strategy_text=skill_version.strategy_text,
+        recent_trades_k=RECENT_TRADES_K,
+        reflection_cadence="off",
+        manual_enabled=False,
+    )
     ids = {}
     for label, count in trade_counts.items():
+        version = without_manual if label == "A0" else skill_version
         deployment = Deployment.objects.create(
             owner=owner,
-            skill_version=skill_version,
+            skill_version=version,
             mode=DeploymentMode.PAPER,
             day_start_on=LAST_TICK.date(),
             day_start_equity_usd=Decimal("10000"),
@@ -198,10 +285,10 @@ def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
         )
         ids[label] = deployment.pk
         DecisionSnapshot.objects.bulk_create(_snapshots(deployment), batch_size=500)
-        TradeHistory.objects.bulk_create([_open_trade(deployment, skill_version)])
+        TradeHistory.objects.bulk_create([_open_trade(deployment, version)])
         batch = []
         for j in range(count):
-            batch.append(_trade(deployment, skill_version, j))
+            batch.append(_trade(deployment, version, j))
             if len(batch) == 5000:
                 TradeHistory.objects.bulk_create(batch)
                 batch = []
@@ -213,22 +300,31 @@ def seed(trade_counts: dict[str, int]) -> tuple[str, dict[str, int], float]:
     return token, ids, time.perf_counter() - started
 
 
+def analyze_recall() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table in ("recall_documents", "recall_chunks", "recall_lexeme_stats"):
+            cursor.execute(f"VACUUM ANALYZE {table}")
+
+
 def token_check(bodies: dict[str, dict]) -> list[str]:
     from agentcontext.formatting import memory_block_token_ceiling
     from memorysite.text import estimate_tokens
 
     lines = []
-    separators = 2 * estimate_tokens("\n\n")  # last decision | recent activity | memory block
+    separators = 3 * estimate_tokens("\n\n")  # last decision | recent activity | memory block | manual
     ceiling = memory_block_token_ceiling(RECENT_TRADES_K)
     for label, body in bodies.items():
         per = body["token_estimate"]["per_section"]
-        bound = ceiling + per["last_decision"] + per["recent_activity"] + separators
+        bound = ceiling + per["last_decision"] + per["recent_activity"] + per["manual"] + separators
         rows = (body["sections"]["recent_trades"] or "").count("\n")
         total = body["token_estimate"]["total"]
         lines.append(
             f"  {label}: total={total} tokens  per_section={json.dumps(per)}  recent_trades rows={rows}"
             f"  bound={bound} (memory_block_token_ceiling({RECENT_TRADES_K})={ceiling}"
-            f" + last_decision + recent_activity + 2 separators)  within bound: {'yes' if total <= bound else 'NO'}"
+            f" + last_decision + recent_activity + manual + 3 separators)"
+            f"  within bound: {'yes' if total <= bound else 'NO'}"
         )
     return lines
 
@@ -239,32 +335,73 @@ def count_queries(ids: dict[str, int]) -> dict[str, int]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from access import scope
     from agentcontext.selectors import deployment_memory_context
     from ledger import selectors
 
     owner = get_user_model().objects.get(username="bench-trader")
     counts = {}
-    for label, pk in ids.items():
+    with scope.owner_scope(owner):  # as served: recall's keyword function answers only in the trader's scope
+        for label, pk in ids.items():
+            with CaptureQueriesContext(connection) as captured:
+                deployment = selectors.deployment_get(user=owner, deployment_id=pk)
+                deployment_memory_context(deployment=deployment)
+            counts[label] = len(captured.captured_queries)
         with CaptureQueriesContext(connection) as captured:
-            deployment = selectors.deployment_get(user=owner, deployment_id=pk)
-            deployment_memory_context(deployment=deployment)
-        counts[label] = len(captured.captured_queries)
-    with CaptureQueriesContext(connection) as captured:
-        selectors.deployment_get(user=owner, deployment_id=ids["A"])
-    counts["floor"] = len(captured.captured_queries)
+            selectors.deployment_get(user=owner, deployment_id=ids["A"])
+        counts["floor"] = len(captured.captured_queries)
     return counts
+
+
+def manual_build_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[dict[str, list[float]], str | None]:
+    """In process, in the trader's scope: the memory block of A0 (no manual section), the manual section of A
+    alone, and A's block with it, interleaved; and A's section."""
+    from django.contrib.auth import get_user_model
+
+    from access import scope
+    from agentcontext.selectors import deployment_memory_context, manual_section, manual_settings
+    from bench._harness import interleave
+    from ledger import selectors
+    from ledger.models import Deployment
+
+    owner = get_user_model().objects.get(username="bench-trader")
+    with_manual, without = (
+        Deployment.objects.select_related("skill_version", "owner").get(pk=ids[label]) for label in ("A", "A0")
+    )
+    with scope.owner_scope(owner):
+        inputs = selectors.context_inputs(deployment=with_manual, recent_k=RECENT_TRADES_K)
+        settings = manual_settings(with_manual.skill_version)
+
+        def section():
+            return manual_section(user=owner, deployment_id=with_manual.pk, inputs=inputs, settings=settings)
+
+        samples, _ = interleave(
+            {
+                "memory block without the section (A0)": lambda: deployment_memory_context(deployment=without),
+                "the manual section alone (A)": section,
+                "memory block with it (A)": lambda: deployment_memory_context(deployment=with_manual),
+            },
+            rounds,
+            warmup,
+        )
+        return samples, section()
 
 
 def same_context_at_k(ids: dict[str, int], k: int) -> tuple[int, int, bool]:
     """In process, same data: the memory block of A and B with recent_trades_k = k (both have >= k trades)."""
+    from django.contrib.auth import get_user_model
+
+    from access import scope
     from agentcontext.selectors import deployment_memory_context
     from ledger.models import Deployment
 
+    owner = get_user_model().objects.get(username="bench-trader")
     contexts = []
-    for label in ("A", "B"):
-        deployment = Deployment.objects.select_related("skill_version").get(pk=ids[label])
-        deployment.skill_version.recent_trades_k = k  # in memory only
-        contexts.append(deployment_memory_context(deployment=deployment))
+    with scope.owner_scope(owner):  # as served: recall's keyword function answers only in the trader's scope
+        for label in ("A", "B"):
+            deployment = Deployment.objects.select_related("skill_version").get(pk=ids[label])
+            deployment.skill_version.recent_trades_k = k  # in memory only
+            contexts.append(deployment_memory_context(deployment=deployment))
     a, b = contexts
     return a.token_estimate["total"], b.token_estimate["total"], a.text == b.text
 
@@ -274,11 +411,28 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--big", type=int, default=100_000, help="closed trades of deployment B")
+    parser.add_argument("--notes", type=int, default=2_000, help="the trader's (and each other trader's) files")
+    parser.add_argument("--others", type=int, default=3, help="other traders with as many files")
     args = parse_args(parser, argv, SMOKE)
 
     with BenchRun("context_latency") as run:
-        token, ids, seed_s = seed({"A": 10, "B": args.big, "C": 30})
-        print(f"seeded A=10, B={args.big:,}, C=30 closed trades in {seed_s:.1f}s (database {run.database})")
+        token, ids, seed_s = seed({"A": 10, "B": args.big, "C": 30, "A0": 10})
+        print(
+            f"seeded A=10 (A0: the same, manual off), B={args.big:,}, C=30 closed trades in {seed_s:.1f}s"
+            f" (database {run.database})"
+        )
+        from django.contrib.auth import get_user_model
+
+        started = time.perf_counter()
+        chunks = seed_documents(
+            get_user_model().objects.get(username="bench-trader"), notes=args.notes, others=args.others
+        )
+        analyze_recall()
+        print(
+            f"indexed the manual ({MANUAL_SECTIONS} sections), {PLAYBOOKS} playbooks, {RUNBOOKS} runbooks,"
+            f" {args.notes:,} files of the trader and {args.notes:,} of each of {args.others} others:"
+            f" {chunks:,} chunks in {time.perf_counter() - started:.1f}s (keyword side only: no embedding)"
+        )
         queries = count_queries(ids)
         web = run.start_gunicorn(workers=1, threads=4)
         client = Client(web.port, token)
@@ -286,6 +440,7 @@ def main(argv=None) -> int:
             ("A", "context A (10 trades)", f"/api/v1/deployments/{ids['A']}/context/"),
             ("B", f"context B ({args.big:,} trades)", f"/api/v1/deployments/{ids['B']}/context/"),
             ("C", "context C (30 trades, control)", f"/api/v1/deployments/{ids['C']}/context/"),
+            ("A0", "context A0 (A, manual section off)", f"/api/v1/deployments/{ids['A0']}/context/"),
             ("floor", "floor: GET deployment A", f"/api/v1/deployments/{ids['A']}/"),
         ]
         bodies = {key: json.loads(client.request("GET", path)[1]) for key, _, path in endpoints if key != "floor"}
@@ -304,7 +459,7 @@ def main(argv=None) -> int:
         run.statements.report("the interleaved rounds")
 
         print(
-            f"\n{args.rounds} interleaved rounds (A, B, C, floor; order rotated each round) after {args.warmup}"
+            f"\n{args.rounds} interleaved rounds (A, B, C, A0, floor; order rotated each round) after {args.warmup}"
             f" warm-up rounds, {wall:.1f}s; gunicorn 1 worker x 4 threads, one keep-alive connection,"
             f" reconnects={client.reconnects}"
         )
@@ -324,6 +479,34 @@ def main(argv=None) -> int:
         print(ratio_line("context(10) p50 / floor p50", p50["A"] / p50["floor"], 3))
         print(f"{f'context({big})/context(30) p50, same block (no goal)':<52} {p50['B'] / p50['C']:7.2f}")
         print(f"{f'context({big})/context(30) p99, same block (no goal)':<52} {p99['B'] / p99['C']:7.2f}")
+        print(f"{'context(10) with/without manual section p50 (no goal)':<52} {p50['A'] / p50['A0']:7.2f}")
+        print(f"{'context(10) with/without manual section p99 (no goal)':<52} {p99['A'] / p99['A0']:7.2f}")
+
+        build, section = manual_build_times(ids, args.rounds, args.warmup)
+        print(
+            f"\nin process, the trader's scope, {args.rounds} interleaved rounds after {args.warmup} warm-up:"
+            " the manual section's build beside the memory block without it"
+        )
+        print_table(
+            ["call", "p50 ms", "p99 ms", "mean ms"],
+            [[label, ms(percentile(v, 50)), ms(percentile(v, 99)), ms(sum(v) / len(v))] for label, v in build.items()],
+        )
+        alone, without = build["the manual section alone (A)"], build["memory block without the section (A0)"]
+        print(
+            f"{'manual section / block without it p50 (no goal)':<52}"
+            f" {percentile(alone, 50) / percentile(without, 50):7.2f}"
+        )
+        from ledger.models import MANUAL_TOKEN_CAP_DEFAULT
+
+        shown = bodies["A"]["sections"]["manual"]
+        print(
+            f"  A's manual section: {len((shown or '').splitlines()) - 1 if shown else 0} rows,"
+            f" {bodies['A']['token_estimate']['per_section']['manual']} tokens (cap"
+            f" {MANUAL_TOKEN_CAP_DEFAULT}); in process identical: {'yes' if section == shown else 'NO'};"
+            f" A0 has none: {'yes' if bodies['A0']['sections']['manual'] is None else 'NO'}"
+        )
+        for line in (shown or "").splitlines():
+            print(f"    {line[:160]}")
 
         print(f"\nmemory-block token estimate, recent_trades_k={RECENT_TRADES_K} (from the responses above):")
         for line in token_check(bodies):
