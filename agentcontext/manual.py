@@ -68,11 +68,12 @@ MANUAL_HEADER = "## From your manual and playbooks"
 # Recall's document sources the section reads: the trader's manual is a workspace file (TRADING_MANUAL.md, any
 # folder, any case: recall.models.MANUAL_PATH_REGEX), the staff's playbooks and runbooks have sources of their own.
 MANUAL_SOURCES = ("workspace", "playbook", "runbook")
-# The relevance floor passed to recall's search as ``min_score`` (overridable per call). Today's scores are
-# the keyword side's BM25 relative to the best hit (recall.fusion), so 0.2 drops the tail of chunks that share
-# only a common word with the situation; a query whose terms no chunk holds returns nothing at any floor.
-# The product-wide default floor is recall's to set; this one stays explicit so the section does not move
-# when that default does.
+# The relevance floor passed to recall's search as ``min_score`` (overridable per call). With the keyword side
+# alone a score is the share of the query's information a chunk matches (its BM25 over that of an average chunk
+# holding each of the query's indexed terms once, capped at 1: recall.fusion), so 0.2 drops chunks that share only
+# a common word or two (a side, a symbol) with a situation that also names a rejection code or a setup. A query
+# whose terms no chunk holds returns nothing at any floor. Recall's product-wide default (RECALL_MIN_SCORE, 0.15)
+# is tuned for fused hybrid scores; this one stays explicit so the section does not move when that one does.
 MANUAL_MIN_SCORE = 0.2
 # recall.models.MANUAL_NAME: the manual is the workspace file of this name, in any folder and any case.
 MANUAL_FILE_NAME = "TRADING_MANUAL.md"

@@ -23,7 +23,11 @@ from reflection import selectors as reflection_selectors
 
 SIMILAR_SITUATIONS_KEY = "similar_situations"
 MANUAL_KEY = "manual"
-MANUAL_FETCH_MIN = 20  # chunks asked of recall before other workspace files are left out (then the first k)
+# Chunks asked of recall before other workspace files (SOUL.md, notes) are left out, then the first k. When that
+# leaves fewer than k and recall had more to give, the search is asked again for MANUAL_FETCH_MAX: the keyword
+# side scores that many exactly whatever the limit (recall.bm25.RESCORE_TOP), so more would cost more for nothing.
+MANUAL_FETCH_MIN = 20
+MANUAL_FETCH_MAX = 200
 
 
 def manual_settings(skill_version: SkillVersion) -> ManualSettings:
@@ -79,7 +83,10 @@ def manual_section(
     The chunks are the trader's manual (for all its deployments or ``deployment_id``'s; never another
     deployment's or another trader's: recall's scope and row-level security) and the playbooks and runbooks
     (staff's, global) that recall's search ranks best for ``agentcontext.manual.manual_query_for(inputs)``;
-    other workspace files are left out after the search, so it is asked for more than ``k``.
+    other workspace files are left out after the search (search filters by source, not by path), so it is
+    asked for more than ``k``: MANUAL_FETCH_MIN, then MANUAL_FETCH_MAX when the first page was full and left
+    fewer than ``k`` (a trader whose notes outrank the manual). A manual chunk ranked below MANUAL_FETCH_MAX
+    other workspace chunks is not shown.
 
     Keyword side only (no embedder): the section is a function of the tick and of the readable chunks'
     text, which a document write changes in its own transaction (chunks, and the BM25 document frequencies
@@ -93,27 +100,32 @@ def manual_section(
     query = manual_query_for(inputs)
     if not query:
         return None
-    outcome = recall_selectors.search(
-        user=user,
-        query=query,
-        k=max(MANUAL_FETCH_MIN, 4 * settings.k),
-        sources=MANUAL_SOURCES,
-        deployment_id=deployment_id,
-        min_score=min_score,
-        now=inputs.last_tick.tick_at,
-        embedder=None,
-    )
-    chunks = [
-        ManualChunk(
-            path=hit.candidate.path,
-            start_line=hit.candidate.start_line,
-            end_line=hit.candidate.end_line,
-            text=hit.candidate.snippet,
-            staff=hit.candidate.staff_document,
+    fetch = max(MANUAL_FETCH_MIN, 4 * settings.k)
+    while True:
+        outcome = recall_selectors.search(
+            user=user,
+            query=query,
+            k=fetch,
+            sources=MANUAL_SOURCES,
+            deployment_id=deployment_id,
+            min_score=min_score,
+            now=inputs.last_tick.tick_at,
+            embedder=None,
         )
-        for hit in outcome.hits
-        if is_section_source(source=hit.candidate.source_type, path=hit.candidate.path)
-    ]
+        chunks = [
+            ManualChunk(
+                path=hit.candidate.path,
+                start_line=hit.candidate.start_line,
+                end_line=hit.candidate.end_line,
+                text=hit.candidate.snippet,
+                staff=hit.candidate.staff_document,
+            )
+            for hit in outcome.hits
+            if is_section_source(source=hit.candidate.source_type, path=hit.candidate.path)
+        ]
+        if len(chunks) >= settings.k or len(outcome.hits) < fetch or fetch >= MANUAL_FETCH_MAX:
+            break
+        fetch = MANUAL_FETCH_MAX
     return render_manual_section(chunks[: settings.k], token_cap=settings.token_cap)
 
 

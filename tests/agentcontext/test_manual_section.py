@@ -272,3 +272,18 @@ def test_the_context_reads_a_bounded_number_of_queries(owner_api, deployment, do
     # 12 without the section; its search: the owner, term statistics, keyword candidates, their rows
     with django_assert_max_num_queries(16):
         context(owner_api, deployment)
+
+
+def test_notes_that_outrank_the_manual_do_not_crowd_it_out(owner_api, owner, deployment):
+    index(owner, "TRADING_MANUAL.md", MANUAL)
+    for n in range(30):  # short notes holding every word of the situation: each outranks the manual
+        index(
+            owner,
+            f"notes/{n:02}.md",
+            f"# Note {n}\nR3_POSITION_CAP propose_order ETH breakout above prior swing high.\n",
+        )
+    for n in range(150):  # a journal about other things: the situation's words are rare among the trader's chunks
+        index(owner, f"journal/{n:03}.md", f"# Day {n}\nQuiet session number {n}, nothing traded.\n", source="journal")
+    situation(owner_api, deployment)
+    section = context(owner_api, deployment)["sections"]["manual"]
+    assert section == "\n".join([MANUAL_HEADER, EXPECTED.split("\n")[2]])
