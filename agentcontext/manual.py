@@ -8,8 +8,9 @@ text for the same tick and index state.
 
 The query (``manual_query``) is a function of the tick alone, as ``ContextInputs`` carries it:
 
-1. the last rejection code: the newest ``rejected`` engine verdict of the last hour (``risk_state.OUTCOME_WINDOW``,
-   the window of the recent-activity section's rejection counts) with a non-blank rule;
+1. the last rejection code: the rule of the newest ``rejected`` engine verdict of the last hour
+   (``risk_state.OUTCOME_WINDOW``, the window of the recent-activity section's rejection counts); none when that
+   rule is blank;
 2. the last proposal (the latest tick's ``proposed_action``): its kind, symbol and reason;
 3. the open positions of the latest tick: ``symbol side`` each, by symbol then side, at most
    ``QUERY_MAX_POSITIONS``.
