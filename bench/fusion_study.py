@@ -34,6 +34,7 @@ from bench.recall_quality import index_collection, subset
 K = 10
 FETCH = 40
 SMOKE = {"max_queries": 4, "max_docs": 12}
+SATURATION = 0.5
 
 Cand = dict  # {"doc": str, "chunk": int, "bm25": float, "cos": float | None, "kw": bool, "vec": bool}
 Rule = Callable[[dict], dict[int, float]]  # a query's entry -> score per chunk
@@ -108,13 +109,16 @@ def weighted(w_fts: float, vector_scale: str = "max", keyword_scale: str = "max"
     def rule(entry):
         cands = entry["cands"]
         best_kw = max((c["bm25"] for c in cands), default=0.0)
-        if keyword_scale == "ideal":  # the BM25 of a chunk of average length holding every held query term once
+        if keyword_scale in ("ideal", "ideal-saturating"):  # BM25 of an average chunk holding each term once
             best_kw = entry["idf_sum"]
         cosines = [max(0.0, c["cos"]) for c in cands if c["cos"] is not None]
         best_cos, low_cos = max(cosines, default=0.0), min(cosines, default=0.0)
         out = {}
         for c in cands:
             s_kw = min(1.0, c["bm25"] / best_kw) if best_kw > 0 else 0.0
+            if keyword_scale == "ideal-saturating" and best_kw > 0:
+                ratio = c["bm25"] / best_kw
+                s_kw = ratio / (ratio + SATURATION)
             cos = max(0.0, c["cos"]) if c["cos"] is not None else 0.0
             if vector_scale == "raw":
                 s_vec = cos
@@ -144,13 +148,20 @@ def rrf(w_fts: float = 0.5, k: int = 60) -> Rule:
 
 
 def rules() -> dict[str, Rule]:
-    table: dict[str, Rule] = {"keyword (BM25)": side("kw"), "vector": side("vec")}
+    table: dict[str, Rule] = {
+        "keyword (BM25)": side("kw"),
+        "vector": side("vec"),
+        "keyword, absolute": weighted(1.0, "raw", "ideal"),
+        "keyword, saturating": weighted(1.0, "raw", "ideal-saturating"),
+    }
     for w in (0.1, 0.2, 0.3, 0.4, 0.5):
         table[f"max-scaled {w:.1f}/{1 - w:.1f}"] = weighted(w)
     for w in (0.1, 0.2, 0.3, 0.4, 0.5):
         table[f"vec min-max {w:.1f}/{1 - w:.1f}"] = weighted(w, "minmax")
     for w in (0.2, 0.3, 0.4, 0.5, 0.6):
         table[f"absolute {w:.1f}/{1 - w:.1f}"] = weighted(w, "raw", "ideal")
+    for w in (0.2, 0.3, 0.4):
+        table[f"saturating {w:.1f}/{1 - w:.1f}"] = weighted(w, "raw", "ideal-saturating")
     for w in (0.2, 0.3, 0.4, 0.5):
         table[f"kw ideal, vec max {w:.1f}/{1 - w:.1f}"] = weighted(w, "max", "ideal")
     for w in (0.3, 0.5):

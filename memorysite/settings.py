@@ -89,9 +89,9 @@ RECALL_BACKEND = env_choice("RECALL_BACKEND", ("hybrid", "fts"), default="hybrid
 # Chosen on bench/fusion_study.py (every collection: trading_recall, python_docs, boolq) with both sides on
 # absolute scales (recall/fusion.py); RECALL_MIN_SCORE is the relevance floor below which search returns
 # nothing (the API's min_score overrides it, 0 turns it off).
-RECALL_FTS_WEIGHT = 0.2
-RECALL_VECTOR_WEIGHT = 0.8
-RECALL_MIN_SCORE = 0.15
+RECALL_FTS_WEIGHT = 0.3
+RECALL_VECTOR_WEIGHT = 0.7
+RECALL_MIN_SCORE = 0.2
 # Vector search scans a trader's chunks exactly up to this many (recall 1); above it, pgvector 0.8's
 # iterative HNSW scan, which visits about k / (the trader's share of the table) tuples. bench/recall_latency.py
 # on PostgreSQL 18, vector statement p50 exact / iterative (recall@10 of the iterative scan): 10k table, 10,000

@@ -15,10 +15,11 @@ side ran (the ``fts`` backend, every cosine None) the caller passes ``w_vec=0``.
 
 With ``keyword_ideal`` (what search passes: the BM25 a chunk of average length would score holding
 once each of the query's terms that the index holds, recall/selectors.py) both sides are on absolute
-scales instead: ``s_fts = min(1, fts_rank / keyword_ideal)`` (how much of the query's information a
-chunk matches) and ``s_vec = max(0, cosine)``. A score then means the same across queries (a nonsense
-query scores low instead of 1 for its least bad hit), so a relevance floor (``min_score``) can hold;
-it also ranks at least as well as scaling each side to its best (bench/fusion_study.py).
+scales instead: with ``r = fts_rank / keyword_ideal``, ``s_fts = r / (r + KEYWORD_SATURATION)`` (0.67 for
+that ideal chunk, approaching 1, never a tie at the top: a cap at 1 ranked python_docs' keyword side
+0.11 nDCG@10 worse) and ``s_vec = max(0, cosine)``. A score then means the same across queries (a
+nonsense query scores low instead of 1 for its least bad hit), so a relevance floor (``min_score``)
+can hold; it also ranks as well as scaling each side to its best (bench/fusion_study.py).
 
 Then, in order: recency decay (``half_life_days``; evergreen candidates are never decayed), the
 ``min_score`` filter, the ranking (score descending, chunk id ascending on ties), the per-source cap
@@ -36,6 +37,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 MAX_QUERY_TERMS = 32
+KEYWORD_SATURATION = 0.5  # absolute scale: the keyword share r at which s_fts is 1/2
 SECONDS_PER_DAY = 86_400
 
 _WORD = re.compile(r"\w+")
@@ -137,6 +139,7 @@ def fuse(candidates: Iterable[Candidate], *, k: int, config: FusionConfig, now: 
     if now.utcoffset() is None:
         raise ValueError("now must be timezone-aware")
     merged = _merge_duplicates(candidates)
+    absolute = config.keyword_ideal is not None
     if config.keyword_ideal is None:
         best_rank = max((c.fts_rank for c in merged if c.fts_rank is not None), default=0.0)
         best_cosine = max((c.cosine for c in merged if c.cosine is not None), default=0.0)
@@ -145,7 +148,9 @@ def fuse(candidates: Iterable[Candidate], *, k: int, config: FusionConfig, now: 
     weight_sum = config.w_fts + config.w_vec
     scored: list[Hit] = []
     for candidate in merged:
-        s_fts = min(1.0, candidate.fts_rank / best_rank) if candidate.fts_rank is not None and best_rank > 0 else 0.0
+        s_fts = candidate.fts_rank / best_rank if candidate.fts_rank is not None and best_rank > 0 else 0.0
+        if absolute:
+            s_fts = s_fts / (s_fts + KEYWORD_SATURATION)
         s_vec = max(0.0, candidate.cosine) / best_cosine if candidate.cosine is not None and best_cosine > 0 else 0.0
         score = min(1.0, (config.w_fts * s_fts + config.w_vec * s_vec) / weight_sum)
         if config.half_life_days is not None and not candidate.evergreen:

@@ -120,10 +120,10 @@ class SearchInput(StrictSerializer):
         at_least=0,
         at_most=1,
         required=False,
-        help_text="Drop results scoring below this. Scores are 0..1 and mean the same across queries (0.2 x the "
-        "share of the query's indexed words a chunk holds, BM25-weighted, + 0.8 x its cosine to the query); "
-        "unset: the relevance floor, 0.15, so a query about nothing indexed returns no results; 0 returns "
-        "the k best whatever they score.",
+        help_text="Drop results scoring below this. Scores are 0..1 and mean the same across queries (0.3 x how "
+        "much of the query's indexed words a chunk holds, BM25-weighted and saturating, + 0.7 x its cosine to "
+        "the query); unset: the relevance floor, 0.2, so a query about nothing indexed returns no results; 0 "
+        "returns the k best whatever they score.",
     )
     per_source_cap = bounded_int(1, 50, required=False, allow_null=True)
     mmr_lambda = NumberField(

@@ -95,9 +95,12 @@ def test_on_absolute_scales_a_weak_best_hit_stays_weak():
     assert fuse([candidate(1, cos=0.1)], k=10, config=dataclasses.replace(ABSOLUTE, min_score=0.15), now=NOW) == []
 
 
-def test_on_absolute_scales_keyword_coverage_is_capped_at_one():
-    hits = fuse([candidate(1, fts=2.0, cos=0.5), candidate(2, fts=9.0)], k=10, config=ABSOLUTE, now=NOW)
-    assert ranked(hits) == [(1, 0.5, "hybrid"), (2, 0.3, "fts")]
+def test_on_absolute_scales_keyword_evidence_saturates_without_ties():
+    """r = fts / keyword_ideal; s_fts = r / (r + 0.5): 2/3 for the ideal chunk (r = 1), never 1."""
+    hits = fuse(
+        [candidate(1, fts=4.0, cos=0.5), candidate(2, fts=8.0), candidate(3, fts=36.0)], k=10, config=ABSOLUTE, now=NOW
+    )
+    assert ranked(hits) == [(1, 0.55, "hybrid"), (3, round(0.3 * 9 / 9.5, 6), "fts"), (2, 0.24, "fts")]
 
 
 @settings(max_examples=100, deadline=None)

@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test import override_settings
@@ -474,6 +475,10 @@ def test_a_nonsense_query_finds_nothing_relevant_unless_asked_for_the_weakest(ow
     index(owner, "notes/eurusd.md", "# EURUSD\n\nThe ECB meets on Thursday; fade the first spike.\n")
     assert search(owner, "zzqxv flurble").hits == []
     weakest = search(owner, "zzqxv flurble", min_score=0).hits
-    assert weakest and all(hit.score < 0.15 for hit in weakest)
+    assert weakest and all(hit.score < django_settings.RECALL_MIN_SCORE for hit in weakest)
     relevant = search(owner, "where do I place the stop?").citations()
-    assert relevant and relevant[0]["path"] == "TRADING_MANUAL.md" and relevant[0]["score"] >= 0.15
+    assert (
+        relevant
+        and relevant[0]["path"] == "TRADING_MANUAL.md"
+        and relevant[0]["score"] >= django_settings.RECALL_MIN_SCORE
+    )
