@@ -38,6 +38,11 @@ class DocumentSource(models.TextChoices):
     RUNBOOK = "runbook", "incident runbook"
 
 
+def one_value_range(field: str) -> Func:
+    """``[value, value]`` as an int8range (a null value: the infinite range), for exclusion constraints."""
+    return Func(F(field), F(field), Value("[]"), function="int8range", output_field=BigIntegerRangeField())
+
+
 class ReadableQuerySet(OwnedQuerySet):
     """Rows a trader may read: their own and the global ones (owner null); ``owned_by`` as everywhere."""
 
@@ -92,26 +97,8 @@ class Document(models.Model):
             ExclusionConstraint(
                 name="recall_one_manual_per_deployment",
                 expressions=[
-                    (
-                        Func(
-                            F("owner"),
-                            F("owner"),
-                            Value("[]"),
-                            function="int8range",
-                            output_field=BigIntegerRangeField(),
-                        ),
-                        RangeOperators.OVERLAPS,
-                    ),
-                    (
-                        Func(
-                            F("deployment"),
-                            F("deployment"),
-                            Value("[]"),
-                            function="int8range",
-                            output_field=BigIntegerRangeField(),
-                        ),
-                        RangeOperators.OVERLAPS,
-                    ),
+                    (one_value_range("owner"), RangeOperators.OVERLAPS),
+                    (one_value_range("deployment"), RangeOperators.OVERLAPS),
                 ],
                 condition=Q(owner__isnull=False, path__iregex=MANUAL_PATH_REGEX),
             ),

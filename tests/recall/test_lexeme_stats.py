@@ -13,6 +13,7 @@ from recall import services
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document
 from tests.factories import DeploymentFactory
+from tests.recall.test_bm25 import WORDS
 from tests.recall.test_search import MANUAL, _long_manual, index
 
 pytestmark = pytest.mark.django_db
@@ -85,23 +86,7 @@ def test_an_embedding_update_writes_no_counter(owner):
 
 def test_random_sequences_of_upserts_and_deletes(owner, other):
     rng = random.Random(20261125)
-    words = [
-        "stop",
-        "risk",
-        "entry",
-        "breakout",
-        "funding",
-        "basis",
-        "carry",
-        "gamma",
-        "vega",
-        "theta",
-        "delta",
-        "eurusd",
-        "gbpusd",
-        "btc",
-        "eth",
-    ]
+    words = WORDS
     paths = [f"notes/{n}.md" for n in range(5)]
     for _ in range(25):
         who = rng.choice([owner, other])
