@@ -233,6 +233,11 @@ def main(argv=None) -> int:
     parser.add_argument("--dump", type=Path, default=None)
     parser.add_argument("--load", default=None, help="comma-separated dumps to study instead of indexing")
     parser.add_argument("--floor", action="append", default=[], help="a rule whose score distributions to print")
+    parser.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="keyword side without fetch pruning (every held term fetches, no caps): what the pruning gives up",
+    )
     args = parse_args(parser, argv, SMOKE)
     if args.load:
         datasets = [json.loads(Path(name).read_text()) for name in args.load.split(",")]
@@ -246,6 +251,12 @@ def main(argv=None) -> int:
         raise BenchError(str(exc)) from None
     with BenchRun("fusion_study"):
         from django.contrib.auth import get_user_model
+
+        if args.exhaustive:
+            from recall import bm25
+
+            bm25.COMMON_MIN_DF = bm25.PER_TERM_CAP = bm25.RESCORE_TOP = 10**9
+            bm25.MAX_FETCH_TERMS = 32
 
         from recall.embeddings import get_embedder
 
