@@ -1,14 +1,14 @@
 """Recall reads: hybrid search with citations, index health, situation recall.
 
-Search runs two owner-scoped candidate queries and fuses them in Python (recall.fusion):
+Search runs two owner-scoped candidate queries and fuses them in Python (recall.fusion, both sides on
+absolute scales; hits under ``RECALL_MIN_SCORE`` are dropped unless the caller passes ``min_score``):
 
-- keyword: PostgreSQL full-text search with OR semantics over the query's lexemes, ranked with
-  ``ts_rank`` (cheaper than ``ts_rank_cd`` and better on bench/recall_quality.py); at most
-  ``FTS_CANDIDATE_CAP`` matching rows are ranked, so a common term cannot make a query rank half the
-  table; a trader with at most ``FTS_ROW_SCAN_MAX`` readable chunks has its rows tested one by one,
-  since through the GIN index a common term reads every owner's postings first (above it, the GIN
-  path runs in the SECURITY DEFINER function `recall_keyword_matches`, recall/row_security.py: row-level
-  security would otherwise keep the index from serving `@@`);
+- keyword: BM25 (recall/bm25.py) over PostgreSQL's full-text lexemes, with OR semantics: the query's
+  terms' document frequencies, the readable chunk count and their average length come from
+  ``recall_lexeme_stats`` (kept by triggers, recall 0002) in one statement; the SECURITY DEFINER function
+  `recall_keyword_candidates` (recall/row_security.py: row-level security would keep `@@` off the GIN
+  index) fetches the chunks holding the query's non-common terms and keeps the ``bm25.RESCORE_TOP`` with
+  the highest idf sum, which are scored exactly here;
 - vector: cosine distance over pgvector. A trader with at most ``RECALL_EXACT_SCAN_MAX`` readable chunks
   has them scanned exactly (through the owner index, no HNSW); above it, pgvector 0.8's iterative HNSW
   scan (``hnsw.iterative_scan = relaxed_order``) applies the scope as it walks the graph and keeps going
