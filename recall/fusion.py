@@ -19,7 +19,9 @@ scales instead: with ``r = fts_rank / keyword_ideal``, ``s_fts = r / (r + KEYWOR
 that ideal chunk, approaching 1, never a tie at the top: a cap at 1 ranked python_docs' keyword side
 0.11 nDCG@10 worse) and ``s_vec = max(0, cosine)``. A score then means the same across queries (a
 nonsense query scores low instead of 1 for its least bad hit), so a relevance floor (``min_score``)
-can hold; it also ranks as well as scaling each side to its best (bench/fusion_study.py).
+can hold; it also ranks as well as scaling each side to its best (bench/fusion_study.py). A candidate
+with no cosine (a chunk still waiting for its embedding) scores ``s_fts`` alone: counted as cosine 0 it
+could never clear the floor on keywords, and a note written a second ago would be unfindable.
 
 Then, in order: recency decay (``half_life_days``; evergreen candidates are never decayed), the
 ``min_score`` filter, the ranking (score descending, chunk id ascending on ties), the per-source cap
@@ -152,7 +154,10 @@ def fuse(candidates: Iterable[Candidate], *, k: int, config: FusionConfig, now: 
         if absolute:
             s_fts = s_fts / (s_fts + KEYWORD_SATURATION)
         s_vec = max(0.0, candidate.cosine) / best_cosine if candidate.cosine is not None and best_cosine > 0 else 0.0
-        score = min(1.0, (config.w_fts * s_fts + config.w_vec * s_vec) / weight_sum)
+        if absolute and candidate.cosine is None and config.w_fts > 0:
+            score = s_fts  # not embedded yet: judged on the side it has, not as if its cosine were 0
+        else:
+            score = min(1.0, (config.w_fts * s_fts + config.w_vec * s_vec) / weight_sum)
         if config.half_life_days is not None and not candidate.evergreen:
             age_days = max(0.0, (now - candidate.updated_at).total_seconds() / SECONDS_PER_DAY)
             score *= 0.5 ** (age_days / config.half_life_days)

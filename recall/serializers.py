@@ -83,8 +83,15 @@ class ManualRef(serializers.Serializer):
 
 
 class ManualConflictOutput(serializers.Serializer):
-    detail = serializers.CharField(help_text="`path: ` and the rule: one manual per deployment scope.")
-    manual = ManualRef(help_text="The manual in place, which the refused one would sit beside.")
+    """Either 409 of the documents endpoint: a second manual in one deployment scope (with ``manual``), or an
+    Idempotency-Key already used with a different request (``detail`` only)."""
+
+    detail = serializers.CharField(
+        help_text="`path: ` and the rule (one manual per deployment scope), or `Idempotency-Key: ` and the rule."
+    )
+    manual = ManualRef(
+        required=False, help_text="The manual in place, which the refused one would sit beside (manual conflicts)."
+    )
 
 
 class DocumentOutput(serializers.ModelSerializer):

@@ -98,9 +98,18 @@ def test_on_absolute_scales_a_weak_best_hit_stays_weak():
 def test_on_absolute_scales_keyword_evidence_saturates_without_ties():
     """r = fts / keyword_ideal; s_fts = r / (r + 0.5): 2/3 for the ideal chunk (r = 1), never 1."""
     hits = fuse(
-        [candidate(1, fts=4.0, cos=0.5), candidate(2, fts=8.0), candidate(3, fts=36.0)], k=10, config=ABSOLUTE, now=NOW
+        [candidate(1, fts=4.0, cos=0.5), candidate(2, fts=8.0, cos=0.0), candidate(3, fts=36.0, cos=0.0)],
+        k=10,
+        config=ABSOLUTE,
+        now=NOW,
     )
-    assert ranked(hits) == [(1, 0.55, "hybrid"), (3, round(0.3 * 9 / 9.5, 6), "fts"), (2, 0.24, "fts")]
+    assert ranked(hits) == [(1, 0.55, "hybrid"), (3, round(0.3 * 9 / 9.5, 6), "hybrid"), (2, 0.24, "hybrid")]
+
+
+def test_on_absolute_scales_a_chunk_not_yet_embedded_is_judged_on_its_keywords():
+    """No cosine (waiting for its embedding): s_fts alone, not 0.3·s_fts as if its cosine were 0."""
+    hits = fuse([candidate(1, fts=4.0), candidate(2, fts=4.0, cos=0.0)], k=10, config=ABSOLUTE, now=NOW)
+    assert ranked(hits) == [(1, round(2 / 3, 6), "fts"), (2, 0.2, "hybrid")]
 
 
 @settings(max_examples=100, deadline=None)

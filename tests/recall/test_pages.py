@@ -146,7 +146,8 @@ class TestSearch:
     def test_it_says_no_matches_clearly(self, logged_in, manual):
         content = logged_in.get(SEARCH, {"q": "xylophonequark"}).content.decode()
         assert 'id="no-matches"' in content
-        assert 'No matches for “<span class="bidi-safe">xylophonequark</span>”' in content
+        assert 'Nothing relevant to “<span class="bidi-safe">xylophonequark</span>”' in content
+        assert "nothing scored above the relevance floor" in content and 'id="weak-matches"' in content
         assert citations(content) == []
 
     def test_another_traders_documents_never_appear(self, logged_in, manual, other):

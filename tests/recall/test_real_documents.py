@@ -73,7 +73,7 @@ def test_the_pages_show_the_document_without_a_bidi_control(client, owner, owner
     document_id = post(owner_api, DOCUMENTS, {"path": "notes/desk.md", "content": REAL}).json()["id"]
     client.force_login(owner)
     results = client.get("/recall/search/", {"q": "widen"}).content.decode()
-    assert "notes/desk.md" in results and "Never widen a stop after the funding flip." in results
+    assert "notes/desk.md" in results and "Never <mark>widen</mark> a stop after the funding flip." in results
     assert no_bidi(results)
     page = client.get(f"/recall/documents/{document_id}/").content.decode()
     assert no_bidi(page)
