@@ -1146,12 +1146,10 @@ def raw_recall(user, queries: list[str], vectors, ef: int, reference: dict[str, 
 
 
 def lexemes_of(query: str) -> list[str]:
-    """The query's lexemes as keyword_query makes them (PostgreSQL's parser and english stemmer)."""
-    from django.db import connection
+    """The query's lexemes as keyword_query makes them."""
+    from recall.selectors import query_lexemes
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [query])
-        return list(cursor.fetchone()[0] or [])
+    return query_lexemes(query)
 
 
 def keyword_matches(user, query: str) -> tuple[int, int]:

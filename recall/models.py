@@ -23,7 +23,8 @@ from ledger.models import DecisionSnapshot, Deployment, Skill, TradeHistory
 EMBEDDING_DIMENSIONS = 384
 PATH_MAX = 500
 DOCUMENT_MAX_CHARS = 500_000  # and a request body is at most 1 MiB (memorysite.middleware)
-FTS_CONFIG = "english"
+# Every word indexed, stemmed (recall 0004: `english` without its stop words; the query drops them instead).
+FTS_CONFIG = "recall_english"
 MANUAL_NAME = "TRADING_MANUAL.md"
 # A document is the manual when its file name is TRADING_MANUAL.md, in any folder and any case.
 MANUAL_PATH_REGEX = r"(^|/)trading_manual\.md$"

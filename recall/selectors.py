@@ -36,8 +36,8 @@ from django.shortcuts import get_object_or_404
 
 from memorysite.text import document_text_out
 from recall import bm25
-from recall.fusion import Candidate, FusionConfig, Hit, fuse, normalise_query_terms
-from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
+from recall.fusion import MAX_QUERY_TERMS, Candidate, FusionConfig, Hit, fuse, normalise_query_terms
+from recall.models import FTS_CONFIG, Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
 from recall.situations import SimilarSituation, render_similar_situations
 
 HNSW_EF_SEARCH = 400  # the iterative scan's candidate list: recall@10 against p95 (bench/recall_latency.py)
@@ -186,20 +186,24 @@ def search(
     return SearchOutcome(backend=backend, hits=hits, timings_ms=timings, vector_plan=plan)
 
 
-# The query's lexemes as PostgreSQL's own parser and stemmer make them (so "R-08" gives 'r' and '-08',
-# exactly as the documents were indexed), at most 32, with each one's df among the scope's readable
-# chunks, and the totals row (lexeme '': readable chunks and their tokens); the table's size estimate
-# (`pg_class.reltuples`, kept by autovacuum) for the vector side's choice.
-_TERM_STATS = """
+# The query's lexemes as PostgreSQL's own parser and stemmer make them with the chunks' configuration (so
+# "R-08" gives 'r' and '-08', exactly as the documents were indexed), less the query stop words stemmed the
+# same way (recall/bm25.py), at most MAX_QUERY_TERMS. Parameters: query, bm25.QUERY_STOP_WORDS.
+_QUERY_LEXEMES = f"""
+    SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('{FTS_CONFIG}', %s))) AS lexeme
+    WHERE lexeme <> ALL(tsvector_to_array(to_tsvector('{FTS_CONFIG}', %s)))
+    LIMIT {MAX_QUERY_TERMS}
+"""  # noqa: S608 (constants)
+# The query's lexemes with each one's df among the scope's readable chunks, and the totals row (lexeme '':
+# readable chunks and their tokens); the table's size estimate (`pg_class.reltuples`, kept by autovacuum)
+# for the vector side's choice.
+_TERM_STATS = f"""
     SELECT t.lexeme, COALESCE(SUM(s.df), 0)::bigint, COALESCE(SUM(s.tokens), 0)::bigint,
            (SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass)
-    FROM (
-        (SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme LIMIT 32)
-        UNION ALL SELECT ''
-    ) AS t
-    LEFT JOIN LATERAL ({owner_rows}) AS s ON true
+    FROM (({_QUERY_LEXEMES}) UNION ALL SELECT '') AS t
+    LEFT JOIN LATERAL ({{owner_rows}}) AS s ON true
     GROUP BY t.lexeme
-"""
+"""  # noqa: S608 (constants)
 # Each (owner, lexeme) key looked up in the unique index: an OR of the two owners in the join condition made the
 # planner read every row of the trader's (or filter each lexeme's rows of every trader), 2-8 ms at 100k chunks.
 _OWNER_ROW = "SELECT s.df, s.tokens FROM recall_lexeme_stats s WHERE s.owner_id = %s AND s.lexeme = t.lexeme"
@@ -253,7 +257,7 @@ class KeywordQuery:
 
 def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     """One statement: the query's lexemes with their df, the readable chunks and their average length."""
-    params: list[str | int] = [query]
+    params: list[str | int] = [query, bm25.QUERY_STOP_WORDS]
     if scope.owner_id is None:
         owner_rows = _GLOBAL_ROW
     else:
@@ -278,6 +282,13 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
         table_estimate=max(readable, estimate),
         average_length=tokens / readable if readable else 0.0,
     )
+
+
+def query_lexemes(query: str) -> list[str]:
+    """The lexemes a search looks up for ``query`` (in lexeme order)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_QUERY_LEXEMES, [query, bm25.QUERY_STOP_WORDS])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:

@@ -34,6 +34,7 @@ PRINTED = {
     "load": [r"^tick\s+\d+(\s+\d+\.\d+){6}$", r"^cross-trader rows or reads: 0$"],
     "mcp_overhead": [rf"^mcp/rest p50 .*{RATIO}"],
     "recall_latency": [r"trader [\d,]+ \(\w+\) p95\s+\d+\.\d+ ms\s+goal <= ", r"^break-even at recall >= 0\.95"],
+    "keyword_study": [r"^recall's choice - reference\s+nDCG@10 [+-]\d\.\d{3}"],
     "fusion_study": [r"^absolute 0\.3/0\.7\s+\d\.\d{3}\s+\d\.\d{3}\s+[+-]\d\.\d{3}$"],
     "recall_quality": [
         r"^  vs fts\s+nDCG@10 \d+\.\d+x",

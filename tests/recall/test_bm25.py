@@ -110,3 +110,18 @@ def test_the_sql_score_is_the_python_reference_on_real_chunks(owner, other):
     ranked = selectors.search(user=owner, query=query, backend="fts", k=5, now=NOW).hits
     best = sorted(expected, key=lambda pk: (-expected[pk], pk))[:5]
     assert [hit.candidate.chunk_id for hit in ranked] == best
+
+
+@pytest.mark.django_db
+def test_the_query_stop_words_are_postgresqls_english_list_less_the_kept_ones():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT w, to_tsvector('english', w) = ''::tsvector, to_tsvector('recall_english', w) = ''::tsvector"
+            " FROM unnest(%s::text[]) AS w",
+            [list(bm25.ENGLISH_STOP_WORDS)],
+        )
+        rows = cursor.fetchall()
+    assert len(rows) == 127 and all(dropped for _, dropped, _ in rows)  # all of english's stop words
+    assert not any(indexed_empty for _, _, indexed_empty in rows)  # and the chunks index every one of them
+    assert bm25.KEPT_STOP_WORDS < set(bm25.ENGLISH_STOP_WORDS)
+    assert set(bm25.QUERY_STOP_WORDS.split()) == set(bm25.ENGLISH_STOP_WORDS) - bm25.KEPT_STOP_WORDS

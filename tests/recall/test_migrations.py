@@ -1,5 +1,6 @@
-"""recall 0003 (one manual per deployment scope) on a database from before it: refused with the list of
-manuals in breach and the command that keeps one; after `recall_manuals --keep`, it applies."""
+"""Recall's migrations on a database from before them: 0003 (one manual per deployment scope) is refused with
+the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
+re-indexes the chunks already there with every word and counts their lexemes again."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 
 from access.roles import as_owner
+from access.scope import owner_scope
 from recall import services
 from recall.models import Chunk, Document
 from tests.factories import DeploymentFactory
+from tests.recall.test_lexeme_stats import assert_in_step
+from tests.recall.test_search import search
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,6 +30,13 @@ def migrate(target) -> None:
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate([target])
+
+
+def latest() -> tuple[str, str]:
+    """recall's newest migration: where the test database is left, as every other test expects it."""
+    executor = MigrationExecutor(connection)
+    (leaf,) = executor.loader.graph.leaf_nodes("recall")
+    return leaf
 
 
 def applied() -> set:
@@ -93,7 +104,7 @@ def test_duplicates_are_refused_with_their_list_until_the_trader_keeps_one(owner
                 legacy_manual(owner, "TRADING_MANUAL.md")
         finally:
             Document.objects.filter(path__iregex=r"trading_manual\.md$").delete()
-            migrate(RULE)
+            migrate(latest())
 
 
 def test_the_command_refuses_a_document_that_is_not_a_manual(owner):
@@ -102,3 +113,29 @@ def test_the_command_refuses_a_document_that_is_not_a_manual(owner):
         call_command("recall_manuals", keep=[notes.pk], stdout=io.StringIO())
     with pytest.raises(CommandError, match="no document 999999"):
         call_command("recall_manuals", keep=[999999], stdout=io.StringIO())
+
+
+def test_0004_indexes_every_word_of_the_chunks_written_before_it(owner):
+    with as_owner():
+        migrate(RULE)
+        try:
+            services.document_upsert(
+                owner=owner, path="exits.md", content="# Exits\nExit after the close, not before.\n", source="workspace"
+            )
+            assert lexemes("exits.md") == {"close", "exit"}  # `english` dropped after, the, not, before
+            migrate(latest())
+            assert lexemes("exits.md") == {"after", "befor", "close", "exit", "not", "the"}
+            assert_in_step()
+        finally:
+            migrate(latest())
+    with owner_scope(owner):  # as a request's
+        outcome = search(owner, "after the close", backend="fts", embedder=None)
+    assert [c["path"] for c in outcome.citations()] == ["exits.md"]
+
+
+def lexemes(path: str) -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT unnest(tsvector_to_array(search_vector)) FROM recall_chunks WHERE path = %s", [path]
+        )
+        return {row[0] for row in cursor.fetchall()}

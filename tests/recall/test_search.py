@@ -450,6 +450,25 @@ def test_rule_ids_and_error_codes_match_as_the_documents_were_indexed(owner):
     assert search(owner, "-1021 error", backend="fts", embedder=None).citations()[0]["path"] == "manual.md"
 
 
+def test_the_words_a_question_turns_on_count_and_stop_words_do_not(owner):
+    index(owner, "before.md", "# Costs\nThe scalps were profitable before costs.\n", embed=False)
+    index(owner, "after.md", "# Costs\nThe scalps were profitable after costs.\n", embed=False)
+    index(owner, "other.md", "# Other\nThe the the of and to a in is it was were.\n", embed=False)
+    assert selectors.query_lexemes("Were the scalps still profitable AFTER costs, or not?") == [
+        "after",
+        "cost",
+        "not",
+        "profit",
+        "scalp",
+        "still",
+    ]
+    outcome = search(owner, "profitable after costs", backend="fts", embedder=None, min_score=0)
+    assert [c["path"] for c in outcome.citations()][:2] == ["after.md", "before.md"]
+    # A query of stop words only looks nothing up: the chunk full of them is not a match.
+    assert selectors.query_lexemes("the of and to a in is it was were") == []
+    assert search(owner, "the of and to", backend="fts", embedder=None, min_score=0).citations() == []
+
+
 class _BrokenEmbedder:
     name, dimensions = "broken", 384
 
