@@ -72,6 +72,11 @@ REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
 # Analyst memory retrieval gives up after this long and degrades to empty memory (the seed's 5 s).
 SIGNALS_QUERY_TIMEOUT_MS = 5000
+# Each section of the per-tick context (GET /api/v1/deployments/{id}/context/) gives up after this long per
+# statement and is served empty, named in `degraded` (agentcontext/degrade.py). A section's reads take ~0.1-6 ms
+# on the context bench (docs/architecture.md, "Degrade, never fail"); 250 ms leaves a wide margin and bounds a
+# tick's wait on a stuck section.
+CONTEXT_SECTION_TIMEOUT_MS = 250
 
 # Recall (hybrid search). EMBEDDINGS_PROVIDER: onnx (all-MiniLM-L6-v2 on ONNX Runtime, the default),
 # sentence-transformers (optional extra, needs torch) or none (keyword-only). EMBEDDINGS_MODEL_DIR:
