@@ -216,19 +216,19 @@ def _live_inputs(reads: SectionReads, deployment: Deployment, recent_k: int) -> 
             )
         return ContextInputs(None, (), recent_closed, (), (), deployment.day_start_equity_usd)
     now = last_tick.tick_at
-    outcomes, closed_for_risk = reads.read(
+    outcomes = reads.read(
         "recent_activity",
-        lambda: (
-            ledger_selectors.context_outcomes(deployment=deployment, now=now),
-            ledger_selectors.context_closed_for_risk(deployment=deployment, now=now),
-        ),
-        ((), ()),
+        lambda: ledger_selectors.context_outcomes(deployment=deployment, now=now),
+        (),
         takes_down=_NEED_THE_OUTCOMES,
     )
     recent_closed = reads.read(
         "recent_trades",
         lambda: ledger_selectors.context_recent_closed(deployment=deployment, recent_k=recent_k),
         (),
+    )
+    closed_for_risk = reads.read(
+        "recent_activity", lambda: ledger_selectors.context_closed_for_risk(deployment=deployment, now=now), ()
     )
     open_trades = reads.read(
         "open_positions",
