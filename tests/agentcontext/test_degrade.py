@@ -239,3 +239,24 @@ def test_the_request_keeps_its_own_statement_timeout_after_the_sections(filled):
         with connection.cursor() as cursor:
             cursor.execute("SHOW statement_timeout")
             assert cursor.fetchone()[0] == before != f"{TIMEOUT_MS}ms"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_mcp_context_resource_names_its_degraded_sections(owner, owner_api, filled):
+    from access import scope
+    from mcpserver import tools
+
+    uri = tools.CONTEXT_URI.format(deployment_id=filled.pk)
+    principal = tools.Principal(user=owner, request_thread=threading.get_ident())  # as over HTTP
+
+    def read():
+        with scope.owner_scope(owner):
+            return tools.read_resource(principal, uri)
+
+    complete = read()
+    assert not complete.is_error and complete.body["degraded"] == []
+    with table_renamed("recall_trade_situations"):
+        degraded = read()
+    assert not degraded.is_error and degraded.body["degraded"] == ["similar_situations"]
+    body = get_context(owner_api, filled)[0].json()
+    assert degraded.body["text"] == body["text"].replace("\n\n" + body["sections"]["similar_situations"], "")
