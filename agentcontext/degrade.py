@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -53,6 +54,8 @@ class SectionReads:
     def __init__(self, *, deployment_id: int | None):
         self.deployment_id = deployment_id
         self._failed: set[str] = set()
+        # Milliseconds each section's reads took, savepoints included (bench/context_latency.py reports them).
+        self.durations_ms: dict[str, float] = {}
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -61,6 +64,7 @@ class SectionReads:
     def read(self, section: str, fn: Callable[[], T], default: D, *, takes_down: Iterable[str] = ()) -> T | D:
         """``fn()``, or ``default`` when it raises a database error: then ``section`` and the sections in
         ``takes_down`` (those that need what ``fn`` reads) are degraded."""
+        started = time.perf_counter()
         try:
             with transaction.atomic():
                 return fn()
@@ -76,6 +80,9 @@ class SectionReads:
             )
             self.degrade(section, *takes_down)
             return default
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            self.durations_ms[section] = self.durations_ms.get(section, 0.0) + elapsed
 
     def degrade(self, *sections: str) -> None:
         unknown = set(sections) - set(DEGRADABLE_SECTIONS)
