@@ -5,6 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from agentcontext.answers import context_answer
+from agentcontext.degrade import DEGRADABLE_SECTIONS
 from ledger import selectors as ledger_selectors
 from memorysite.api import APIView
 
@@ -60,6 +61,15 @@ class ContextOutput(serializers.Serializer):
     sections = ContextSections()
     token_estimate = TokenEstimate()
     system_prompt = SystemPromptOutput()
+    degraded = serializers.ListField(
+        child=serializers.ChoiceField(choices=DEGRADABLE_SECTIONS),
+        help_text="The sections whose read failed this time (a database error, or a statement past the per-section "
+        "timeout): each is null (for `lessons`, the system prompt's lessons segment) and left out of `text`, and "
+        "the rest is served. In this order, each at most once: " + ", ".join(DEGRADABLE_SECTIONS) + ". A section "
+        "that needs a failed read is listed with it (when the latest tick cannot be read, every memory section but "
+        "recent_trades). Empty when the context is complete. A degraded answer is not cached (Cache-Control: "
+        "no-store): the next request reads every section afresh.",
+    )
 
 
 class ContextView(APIView):
@@ -72,8 +82,12 @@ class ContextView(APIView):
             404: OpenApiResponse(description="No such deployment among yours."),
         },
         summary="The agent's memory block and system prompt for its next tick (null sections are suppressed)",
+        description="A section whose read fails (a database error or its statement timeout) never fails the "
+        "request: it is null and named in `degraded`, and the rest of the context is served.",
         tags=["context"],
     )
     def get(self, request, deployment_id: int):
         deployment = ledger_selectors.deployment_for_runner(user=request.user, deployment_id=deployment_id)
-        return Response(context_answer(deployment=deployment))
+        answer = context_answer(deployment=deployment)
+        # A degraded answer must not be served later as if complete: no cache keeps it.
+        return Response(answer, headers={"Cache-Control": "no-store"} if answer["degraded"] else None)

@@ -58,7 +58,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import TypedDict
 
@@ -71,8 +71,10 @@ from memorysite.text import (
 )
 
 __all__ = [
+    "DEGRADABLE_SECTIONS",
     "LAST_DECISION_HEADER",
     "LAST_DECISION_TOKEN_CEILING",
+    "LESSONS_KEY",
     "OPEN_POSITIONS_HEADER",
     "OPEN_POSITIONS_MAX_ROWS",
     "OPEN_POSITIONS_ROW_TOKEN_CEILING",
@@ -120,6 +122,10 @@ SECTION_KEYS = (
     "similar_situations",
     "manual",
 )
+# The names a context's `degraded` list may hold (agentcontext.degrade: sections whose reads failed), in its
+# order: the memory sections, then the system prompt's lessons segment (reflection's active note, read per tick).
+LESSONS_KEY = "lessons"
+DEGRADABLE_SECTIONS = (*SECTION_KEYS, LESSONS_KEY)
 
 LIQUIDATED = "liquidated"
 EXTERNAL_FLATTEN = "external_flatten"
@@ -526,11 +532,14 @@ class MemoryContext:
     sections by a blank line (``""`` when all are None); ``token_estimate`` is
     ``{"per_section": {key: estimate_tokens(section)}, "total": estimate_tokens(text)}`` — the
     total is the estimate of the joined text, separators included, not the sum of the parts.
+    ``degraded`` names the sections (in ``SECTION_KEYS`` order) that are None because a read failed, not
+    because there was nothing to show (``agentcontext.degrade``); empty for a complete context.
     """
 
     sections: dict[str, str | None]
     text: str
     token_estimate: TokenEstimate
+    degraded: tuple[str, ...] = ()
 
     def with_section(self, key: str, section: str | None) -> MemoryContext:
         """This context with one section set (recall's similar past situations, the manual): in its place
@@ -544,7 +553,20 @@ class MemoryContext:
                 "per_section": {**self.token_estimate["per_section"], key: estimate_tokens(section)},
                 "total": estimate_tokens(text),
             },
+            degraded=self.degraded,
         )
+
+    def with_degraded(self, keys: Sequence[str]) -> MemoryContext:
+        """This context with the sections ``keys`` emptied (None) and named in ``degraded``: their reads
+        failed, so what they would hold is unknown."""
+        unknown = set(keys) - set(self.sections)
+        if unknown:
+            raise ValueError(f"with_degraded: not a section: {sorted(unknown)}")
+        context = self
+        for key in keys:
+            context = context.with_section(key, None)
+        named = set(self.degraded) | set(keys)
+        return replace(context, degraded=tuple(key for key in self.sections if key in named))
 
 
 def assemble_context(

@@ -11,14 +11,16 @@ placeholder lessons block is shown: the placeholder is never sent and counts 0.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentcontext.formatting import SECTION_KEYS, MemoryContext
+from agentcontext.formatting import DEGRADABLE_SECTIONS, LESSONS_KEY, SECTION_KEYS, MemoryContext
 from agentcontext.manual import MANUAL_HEADER
 from agentcontext.prompt import LESSONS_HEADING, SystemPromptSegments, compose_system_prompt
 from memorysite.text import estimate_tokens
 
 __all__ = [
+    "DEGRADED_LABELS",
     "MEMORY_TOKEN_BUDGET",
     "PLACEHOLDER_LESSONS",
     "PLACEHOLDER_LESSONS_SEGMENT",
@@ -65,6 +67,8 @@ SECTION_LABELS = {
 MEMORY_ONLY_SECTIONS = frozenset({"recent_trades", "open_positions", "similar_situations"})
 # The manual section has its own switch and cap (the skill version's manual_*), so the memory budget leaves it out.
 MANUAL_SECTION = "manual"
+# How the page names the parts the context API's `degraded` list may hold.
+DEGRADED_LABELS = {**SECTION_LABELS, LESSONS_KEY: "Lessons (system prompt)"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,8 @@ class PreviewPart:
     ``text`` is what the page shows (None: the runner gets nothing for this part); ``tokens`` is the
     estimate of what the runner gets (0 for a placeholder or a suppressed part); ``placeholder``
     marks the placeholder lessons block; ``off`` marks a section suppressed by a setting: memory off, or for
-    the manual section its own switch.
+    the manual section its own switch; ``degraded`` marks a part whose read failed (``agentcontext.degrade``):
+    the runner gets it empty this time.
     """
 
     key: str
@@ -83,6 +88,7 @@ class PreviewPart:
     tokens: int
     placeholder: bool = False
     off: bool = False
+    degraded: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,8 @@ class PromptPreview:
     placeholder lessons block in the lessons slot when ``placeholder_shown``. ``system_tokens`` and
     ``memory_tokens`` are the estimates of the runner's joined texts (separators included, as the
     context API's ``token_estimate.total``); ``total_tokens`` is their sum. ``manual_tokens`` is the manual
-    section's estimate, at most ``manual_cap`` (None: not given).
+    section's estimate, at most ``manual_cap`` (None: not given). ``degraded`` lists the parts whose reads
+    failed, as the context API's ``degraded`` (their labels: ``degraded_labels``).
     """
 
     segments: tuple[PreviewPart, ...]
@@ -138,10 +145,15 @@ class PromptPreview:
     budget: BudgetCheck
     manual_tokens: int = 0
     manual_cap: int | None = None
+    degraded: tuple[str, ...] = ()
 
     @property
     def total_tokens(self) -> int:
         return self.system_tokens + self.memory_tokens
+
+    @property
+    def degraded_labels(self) -> tuple[str, ...]:
+        return tuple(DEGRADED_LABELS[key] for key in self.degraded)
 
 
 def with_placeholder_lessons(segments: SystemPromptSegments) -> SystemPromptSegments:
@@ -151,13 +163,18 @@ def with_placeholder_lessons(segments: SystemPromptSegments) -> SystemPromptSegm
     return dataclasses.replace(segments, lessons=PLACEHOLDER_LESSONS_SEGMENT)
 
 
-def segment_parts(segments: SystemPromptSegments, *, show_placeholder: bool) -> tuple[PreviewPart, ...]:
-    """The five segments in prompt order, labelled, each with its token estimate."""
+def segment_parts(
+    segments: SystemPromptSegments, *, show_placeholder: bool, lessons_degraded: bool = False
+) -> tuple[PreviewPart, ...]:
+    """The five segments in prompt order, labelled, each with its token estimate (no placeholder in a lessons
+    slot that is empty because its read failed: the page says so instead)."""
     texts = segments.as_dict()
     parts = []
     for key in SEGMENT_KEYS:
         text = texts[key]
-        if key == "lessons" and text is None and show_placeholder:
+        if key == "lessons" and lessons_degraded:
+            parts.append(PreviewPart(key, SEGMENT_LABELS[key], None, 0, degraded=True))
+        elif key == "lessons" and text is None and show_placeholder:
             parts.append(PreviewPart(key, SEGMENT_LABELS[key], PLACEHOLDER_LESSONS_SEGMENT, 0, placeholder=True))
         else:
             parts.append(PreviewPart(key, SEGMENT_LABELS[key], text, estimate_tokens(text)))
@@ -175,6 +192,7 @@ def section_parts(
             context.sections[key],
             context.token_estimate["per_section"][key],
             off=(not memory_enabled and key in MEMORY_ONLY_SECTIONS) or (not manual_enabled and key == MANUAL_SECTION),
+            degraded=key in context.degraded,
         )
         for key in SECTION_KEYS
     )
@@ -195,18 +213,21 @@ def build_preview(
     show_placeholder: bool,
     manual_enabled: bool = True,
     manual_cap: int | None = None,
+    degraded: Sequence[str] = (),
 ) -> PromptPreview:
     """The preview of the runner's segments and memory block (as the context API returns them).
 
     ``show_placeholder`` puts the placeholder block in an empty lessons slot; it changes what is
     displayed only, never a token figure. The budget counts the memory sections' total (the
     joined memory block, without the manual section, which has its own cap) plus the real lessons segment.
+    ``degraded`` is the context API's list (the memory sections among it are ``context.degraded``).
     """
-    placeholder_shown = show_placeholder and segments.lessons is None
+    lessons_degraded = LESSONS_KEY in degraded
+    placeholder_shown = show_placeholder and segments.lessons is None and not lessons_degraded
     shown = with_placeholder_lessons(segments) if placeholder_shown else segments
     memory_tokens = context.token_estimate["total"]
     return PromptPreview(
-        segments=segment_parts(segments, show_placeholder=show_placeholder),
+        segments=segment_parts(segments, show_placeholder=show_placeholder, lessons_degraded=lessons_degraded),
         system_text=compose_system_prompt(shown),
         system_tokens=estimate_tokens(compose_system_prompt(segments)),
         sections=section_parts(context, memory_enabled=memory_enabled, manual_enabled=manual_enabled),
@@ -216,4 +237,5 @@ def build_preview(
         budget=budget_check(sections_tokens=budgeted_tokens(context), lessons_tokens=estimate_tokens(segments.lessons)),
         manual_tokens=context.token_estimate["per_section"].get(MANUAL_SECTION, 0),
         manual_cap=manual_cap,
+        degraded=tuple(key for key in DEGRADABLE_SECTIONS if key in degraded or key in context.degraded),
     )

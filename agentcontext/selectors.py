@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.utils.functional import SimpleLazyObject
 
-from agentcontext.formatting import MemoryContext, render_context
+from agentcontext.degrade import LESSONS_KEY, SectionReads, section_reads
+from agentcontext.formatting import SECTION_KEYS, MemoryContext, render_context, render_recent_trades
 from agentcontext.manual import (
     MANUAL_MIN_SCORE,
     MANUAL_SOURCES,
@@ -16,6 +19,7 @@ from agentcontext.manual import (
 )
 from agentcontext.prompt import SystemPromptSegments, compose_system_prompt_segments
 from ledger import selectors as ledger_selectors
+from ledger.domain import ClosedTrade
 from ledger.memory_view import ContextInputs
 from ledger.models import Deployment, SkillVersion
 from recall import selectors as recall_selectors
@@ -23,6 +27,12 @@ from reflection import selectors as reflection_selectors
 
 SIMILAR_SITUATIONS_KEY = "similar_situations"
 MANUAL_KEY = "manual"
+# What each read of the live context feeds besides its own section: when it fails, these cannot be computed
+# either (agentcontext.degrade). The latest tick is "now" for every window, the manual's query and situations'
+# as-of; the engine outcomes give the manual's rejection code; the open trades decide whether situations are read.
+_NEED_THE_LATEST_TICK = ("recent_activity", "open_positions", SIMILAR_SITUATIONS_KEY, MANUAL_KEY)
+_NEED_THE_OUTCOMES = (MANUAL_KEY,)
+_NEED_THE_OPEN_TRADES = (SIMILAR_SITUATIONS_KEY,)
 # Chunks asked of recall before other workspace files (SOUL.md, notes) are left out, then the first k. When that
 # leaves fewer than k and recall had more to give, the search is asked again for MANUAL_FETCH_MAX: the keyword
 # side scores that many exactly whatever the limit (recall.bm25.RESCORE_TOP), so more would cost more for nothing.
@@ -35,6 +45,40 @@ def manual_settings(skill_version: SkillVersion) -> ManualSettings:
     return ManualSettings(
         enabled=skill_version.manual_enabled, k=skill_version.manual_k, token_cap=skill_version.manual_token_cap
     )
+
+
+@dataclass(frozen=True)
+class DeploymentContext:
+    """What the agent gets for its next tick: the memory block, the system prompt segments, and the sections
+    (``agentcontext.degrade.DEGRADABLE_SECTIONS``: the memory sections and ``lessons``) whose reads failed."""
+
+    memory: MemoryContext
+    segments: SystemPromptSegments
+    degraded: tuple[str, ...]
+
+
+def deployment_context(
+    *,
+    deployment: Deployment,
+    recent_trades_k: int | None = None,
+    memory_enabled: bool | None = None,
+    manual: ManualSettings | None = None,
+) -> DeploymentContext:
+    """The context endpoint's memory block and system prompt (and the preview's, with its "what if" settings in
+    place of the skill version's: None is the skill version's), every section read on its own under the
+    section timeout (``agentcontext.degrade``): a failed read empties its section and is named in ``degraded``,
+    the rest is served."""
+    skill_version = deployment.skill_version
+    with section_reads(deployment_id=deployment.pk) as reads:
+        memory = deployment_memory_context_with(
+            deployment=deployment,
+            recent_trades_k=skill_version.recent_trades_k if recent_trades_k is None else recent_trades_k,
+            memory_enabled=skill_version.memory_enabled if memory_enabled is None else memory_enabled,
+            manual=manual,
+            reads=reads,
+        )
+        segments = deployment_system_prompt(deployment=deployment, reads=reads)
+    return DeploymentContext(memory=memory, segments=segments, degraded=reads.degraded)
 
 
 def deployment_memory_context(*, deployment: Deployment) -> MemoryContext:
@@ -57,16 +101,24 @@ def context_for_inputs(
     memory_enabled: bool,
     manual: ManualSettings,
     manual_min_score: float = MANUAL_MIN_SCORE,
+    reads: SectionReads | None = None,
 ) -> MemoryContext:
     """The memory block from a ledger's ContextInputs, live (``ledger.selectors.context_inputs``) or sim
     (``ledger.sim.SimLedger.context_inputs``), with the manual section: the one path for both, so the same
     tick stream and index state give the same text. Live adds similar past situations on top (the sim
-    ledger has no situation memory: the one section where they differ)."""
+    ledger has no situation memory: the one section where they differ).
+
+    With ``reads`` (live) the manual section's search is one of them: a database error empties the section
+    and names it in ``reads.degraded``. Without (sim) it raises: a backtest has no tick to keep alive, and a
+    run that silently lost a section would not be the replay it claims to be."""
     context = render_context(inputs, recent_trades_k=recent_trades_k, memory_enabled=memory_enabled)
-    section = manual_section(
-        user=user, deployment_id=deployment_id, inputs=inputs, settings=manual, min_score=manual_min_score
-    )
-    return context.with_section(MANUAL_KEY, section)
+
+    def section() -> str | None:
+        return manual_section(
+            user=user, deployment_id=deployment_id, inputs=inputs, settings=manual, min_score=manual_min_score
+        )
+
+    return context.with_section(MANUAL_KEY, section() if reads is None else reads.read(MANUAL_KEY, section, None))
 
 
 def manual_section(
@@ -129,19 +181,83 @@ def manual_section(
     return render_manual_section(chunks[: settings.k], token_cap=settings.token_cap)
 
 
-def _with_similar_situations(context: MemoryContext, deployment: Deployment, inputs, memory_enabled: bool):
+def _with_similar_situations(
+    context: MemoryContext, deployment: Deployment, inputs: ContextInputs, memory_enabled: bool, reads: SectionReads
+) -> MemoryContext:
     """Phase 3: the nearest closed trades to each open one (recall), when memory is on and there are any."""
     section = None
-    if memory_enabled and inputs.open_trades and inputs.last_tick is not None:
-        section = recall_selectors.similar_situations_section(deployment=deployment, as_of=inputs.last_tick.tick_at)
+    last_tick = inputs.last_tick
+    if memory_enabled and inputs.open_trades and last_tick is not None:
+        section = reads.read(
+            SIMILAR_SITUATIONS_KEY,
+            lambda: recall_selectors.similar_situations_section(deployment=deployment, as_of=last_tick.tick_at),
+            None,
+        )
     return context.with_section(SIMILAR_SITUATIONS_KEY, section)
 
 
-def deployment_system_prompt(*, deployment: Deployment) -> SystemPromptSegments:
-    """The agent's system prompt segments: the skill version's text plus the active lessons, if any."""
+def _live_inputs(reads: SectionReads, deployment: Deployment, recent_k: int) -> ContextInputs:
+    """``ledger.selectors.context_inputs``, read section by section (the same reads, so the same inputs when
+    none fails). A failed read leaves its part empty and degrades the sections that need it: the latest tick
+    all but recent trades, which are read anyway (``deployment_memory_context_with`` renders them)."""
+    last_tick = reads.read(
+        "last_decision",
+        lambda: ledger_selectors.context_last_tick(deployment=deployment),
+        None,
+        takes_down=_NEED_THE_LATEST_TICK,
+    )
+    if last_tick is None:
+        recent_closed: tuple[ClosedTrade, ...] = ()
+        if reads.is_degraded("last_decision"):
+            recent_closed = reads.read(
+                "recent_trades",
+                lambda: ledger_selectors.context_recent_closed(deployment=deployment, recent_k=recent_k),
+                (),
+            )
+        return ContextInputs(None, (), recent_closed, (), (), deployment.day_start_equity_usd)
+    now = last_tick.tick_at
+    outcomes = reads.read(
+        "recent_activity",
+        lambda: ledger_selectors.context_outcomes(deployment=deployment, now=now),
+        (),
+        takes_down=_NEED_THE_OUTCOMES,
+    )
+    recent_closed = reads.read(
+        "recent_trades",
+        lambda: ledger_selectors.context_recent_closed(deployment=deployment, recent_k=recent_k),
+        (),
+    )
+    closed_for_risk = reads.read(
+        "recent_activity", lambda: ledger_selectors.context_closed_for_risk(deployment=deployment, now=now), ()
+    )
+    open_trades = reads.read(
+        "open_positions",
+        lambda: ledger_selectors.context_open_trades(deployment=deployment),
+        (),
+        takes_down=_NEED_THE_OPEN_TRADES,
+    )
+    return ContextInputs(
+        last_tick=last_tick,
+        outcomes=outcomes,
+        recent_closed=recent_closed,
+        closed_for_risk=closed_for_risk,
+        open_trades=open_trades,
+        day_start_equity_usd=deployment.day_start_equity_usd,
+    )
+
+
+def deployment_system_prompt(*, deployment: Deployment, reads: SectionReads | None = None) -> SystemPromptSegments:
+    """The agent's system prompt segments: the skill version's text plus the active lessons, if any. With
+    ``reads`` the lessons are one of them: a database error leaves the segment out and names ``lessons`` in
+    ``reads.degraded`` (without, it raises)."""
     skill_version = deployment.skill_version
+    note = None
     # active_lessons_hash is kept in step with the active note: no lessons, no query.
-    note = reflection_selectors.active_note(deployment=deployment) if deployment.active_lessons_hash else None
+    if deployment.active_lessons_hash:
+        if reads is None:
+            note = reflection_selectors.active_note(deployment=deployment)
+        else:
+            note = reads.read(LESSONS_KEY, lambda: reflection_selectors.active_note(deployment=deployment), None)
     return compose_system_prompt_segments(
         strategy_text=skill_version.strategy_text,
         avoid_rules=skill_version.avoid_rule_list,
@@ -150,11 +266,28 @@ def deployment_system_prompt(*, deployment: Deployment) -> SystemPromptSegments:
 
 
 def deployment_memory_context_with(
-    *, deployment: Deployment, recent_trades_k: int, memory_enabled: bool, manual: ManualSettings | None = None
+    *,
+    deployment: Deployment,
+    recent_trades_k: int,
+    memory_enabled: bool,
+    manual: ManualSettings | None = None,
+    reads: SectionReads | None = None,
 ) -> MemoryContext:
     """The memory block as ``deployment_memory_context`` renders it, with "what if" settings in place of the
-    skill version's (the preview page; ``manual`` None: the skill version's); nothing is saved."""
-    inputs = ledger_selectors.context_inputs(deployment=deployment, recent_k=recent_trades_k)
+    skill version's (the preview page; ``manual`` None: the skill version's); nothing is saved.
+
+    Each section is read on its own (``reads``, or reads of its own under the section timeout): a failed read
+    empties its section and the context names it in ``degraded``."""
+    if reads is None:
+        with section_reads(deployment_id=deployment.pk) as own:
+            return deployment_memory_context_with(
+                deployment=deployment,
+                recent_trades_k=recent_trades_k,
+                memory_enabled=memory_enabled,
+                manual=manual,
+                reads=own,
+            )
+    inputs = _live_inputs(reads, deployment, recent_trades_k)
     context = context_for_inputs(
         inputs,
         user=SimpleLazyObject(lambda: deployment.owner),  # read only when the manual section searches
@@ -162,5 +295,10 @@ def deployment_memory_context_with(
         recent_trades_k=recent_trades_k,
         memory_enabled=memory_enabled,
         manual=manual if manual is not None else manual_settings(deployment.skill_version),
+        reads=reads,
     )
-    return _with_similar_situations(context, deployment, inputs, memory_enabled)
+    if inputs.last_tick is None and reads.is_degraded("last_decision") and memory_enabled:
+        # "now" is unknown, so nothing else renders; the recent trades do not need it.
+        context = context.with_section("recent_trades", render_recent_trades(inputs.recent_closed, k=recent_trades_k))
+    context = _with_similar_situations(context, deployment, inputs, memory_enabled, reads)
+    return context.with_degraded([key for key in reads.degraded if key in SECTION_KEYS])

@@ -15,12 +15,7 @@ from django_htmx.http import push_url
 from agentcontext import preview as preview_lib
 from agentcontext.formatting import RECENT_TRADES_K_MAX, RECENT_TRADES_K_MIN
 from agentcontext.manual import ManualSettings
-from agentcontext.selectors import (
-    deployment_memory_context,
-    deployment_memory_context_with,
-    deployment_system_prompt,
-    manual_settings,
-)
+from agentcontext.selectors import deployment_context, manual_settings
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
 from ledger.models import MANUAL_K_MAX, MANUAL_K_MIN, MANUAL_TOKEN_CAP_MAX, MANUAL_TOKEN_CAP_MIN
@@ -170,7 +165,10 @@ def deployment_preview(request, deployment_id: int):
     skill version's), the manual section's ``manual`` (``on``/``off``), ``manual_k`` (1..10) and
     ``manual_cap`` (50..2000 tokens), each defaulting to the skill version's, and ``placeholder``
     (``show``/``hide``, default ``show``). An invalid value is a 400 naming the parameter. With the saved
-    settings the memory block comes from ``deployment_memory_context`` itself, the API's own selector.
+    settings the memory block comes from ``deployment_context`` itself, the API's own selector.
+
+    Degraded sections (``agentcontext.degrade``: a read that failed or ran past the section timeout) are
+    shown as such, each in its place and listed above the parts, as the API's ``degraded`` names them.
 
     Placeholder: with no active lessons note, the lessons slot shows a placeholder block by default
     (the seed: the preview "still demonstrates the slot"); ``placeholder=hide`` shows the runner's
@@ -222,22 +220,23 @@ def deployment_preview(request, deployment_id: int):
     ledger_services.materialize_if_behind(deployment)
     what_if = not _is_saved(settings, **saved)
     if not what_if:
-        memory = deployment_memory_context(deployment=deployment)
+        read = deployment_context(deployment=deployment)
     else:
-        memory = deployment_memory_context_with(
+        read = deployment_context(
             deployment=deployment,
             recent_trades_k=settings.recent_trades_k,
             memory_enabled=settings.memory_enabled,
             manual=settings.manual,
         )
-    segments = deployment_system_prompt(deployment=deployment)
+    segments = read.segments
     preview = preview_lib.build_preview(
         segments=segments,
-        context=memory,
+        context=read.memory,
         memory_enabled=settings.memory_enabled,
         show_placeholder=settings.show_placeholder,
         manual_enabled=settings.manual.enabled,
         manual_cap=settings.manual.token_cap,
+        degraded=read.degraded,
     )
     context.update(
         settings=settings,

@@ -23,6 +23,10 @@ with --notes files each (all indexed through recall's document_upsert; no embedd
 side only). A0 is A with the section off (a skill version with manual_enabled false): its context is measured
 beside A's over HTTP, and in process the section's build alone (`agentcontext.selectors.manual_section`) beside
 the memory block without it and with it, in the trader's scope.
+
+Degrade, never fail (agentcontext.degrade): every section is read in a savepoint of its own under
+CONTEXT_SECTION_TIMEOUT_MS; the last table gives, in process, how long each section's reads take in A's, B's and C's
+context (savepoint included), and the timeout's margin over the slowest of them.
 """
 
 from __future__ import annotations
@@ -387,6 +391,44 @@ def manual_build_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[d
         return samples, section()
 
 
+def section_read_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[dict[str, dict[str, list[float]]], int]:
+    """In process, in the trader's scope: how long each section's reads take (agentcontext.degrade.SectionReads,
+    savepoints included) in A's, B's and C's context, against the per-section statement timeout. Returns
+    {deployment: {section: [ms per round]}} and the timeout in ms; a degraded read makes the run fail."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+
+    from access import scope
+    from agentcontext.degrade import section_reads
+    from agentcontext.selectors import deployment_memory_context_with, deployment_system_prompt, manual_settings
+    from ledger.models import Deployment
+
+    owner = get_user_model().objects.get(username="bench-trader")
+    times: dict[str, dict[str, list[float]]] = {label: {} for label in ("A", "B", "C")}
+    with scope.owner_scope(owner):
+        deployments = {
+            label: Deployment.objects.select_related("skill_version", "owner").get(pk=ids[label]) for label in times
+        }
+        for round_no in range(warmup + rounds):
+            for label, deployment in deployments.items():
+                version = deployment.skill_version
+                with section_reads(deployment_id=deployment.pk) as reads:
+                    deployment_memory_context_with(
+                        deployment=deployment,
+                        recent_trades_k=version.recent_trades_k,
+                        memory_enabled=version.memory_enabled,
+                        manual=manual_settings(version),
+                        reads=reads,
+                    )
+                    deployment_system_prompt(deployment=deployment, reads=reads)
+                if reads.degraded:
+                    raise RuntimeError(f"context {label} degraded on the bench: {reads.degraded}")
+                if round_no >= warmup:
+                    for section, elapsed in reads.durations_ms.items():
+                        times[label].setdefault(section, []).append(elapsed)
+    return times, settings.CONTEXT_SECTION_TIMEOUT_MS
+
+
 def same_context_at_k(ids: dict[str, int], k: int) -> tuple[int, int, bool]:
     """In process, same data: the memory block of A and B with recent_trades_k = k (both have >= k trades)."""
     from django.contrib.auth import get_user_model
@@ -507,6 +549,20 @@ def main(argv=None) -> int:
         )
         for line in (shown or "").splitlines():
             print(f"    {line[:160]}")
+
+        times, timeout_ms = section_read_times(ids, args.rounds, args.warmup)
+        print(
+            f"\nin process, the trader's scope, {args.rounds} rounds after {args.warmup} warm-up: each section's reads"
+            f" (agentcontext.degrade, savepoint included) against CONTEXT_SECTION_TIMEOUT_MS={timeout_ms}"
+        )
+        rows, slowest = [], 0.0
+        for label, sections in times.items():
+            for section, values in sections.items():
+                slowest = max(slowest, max(values))
+                p50, p99 = percentile(values, 50), percentile(values, 99)
+                rows.append([label, section, ms(p50 / 1000), ms(p99 / 1000), ms(max(values) / 1000)])
+        print_table(["context", "section", "p50 ms", "p99 ms", "max ms"], rows)
+        print(f"{'per-section timeout / slowest section read (no goal)':<52} {timeout_ms / slowest:7.1f}")
 
         print(f"\nmemory-block token estimate, recent_trades_k={RECENT_TRADES_K} (from the responses above):")
         for line in token_check(bodies):

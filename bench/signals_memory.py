@@ -25,7 +25,7 @@ interleaved (order swapped every round); SMALL then also shows what the 1M rows 
 trader cost it.
 
   (a) what GET .../memory/ does after authentication, in process, by the product's own call
-      (signals.answers.market_memory_answer: market_get, the query validated, the retrieval,
+      (signals.answers.market_memory_answer: market_for_memory, the query validated, the retrieval,
       SET LOCAL statement_timeout + one LATERAL statement in a transaction, then the audit
       INSERT, and each agent's memory formatted for its prompt, serialized);
   (b) the retrieval statement alone (execute + fetchall, autocommit);
@@ -378,7 +378,7 @@ def statement_call(market) -> Callable[[], int]:
 
 VIEW_STEPS = (
     "token authentication (SELECT account_tokens by key hash)",
-    "the answer: market_memory_answer (market_get, MemoryQuery, memory_for_agents, format x4, MemoryOutput)",
+    "the answer: market_memory_answer (market_for_memory, MemoryQuery, memory_for_agents, format x4, MemoryOutput)",
     "  of which memory_for_agents (retrieval + audit INSERT)",
     "JSONRenderer().render",
 )

@@ -217,36 +217,61 @@ def snapshot_tick(snapshot: DecisionSnapshot) -> Tick:
 
 
 def context_inputs(*, deployment: Deployment, recent_k: int) -> ContextInputs:
-    last = DecisionSnapshot.objects.filter(deployment=deployment).order_by("-tick_at").first()
-    if last is None:
+    """Everything the per-tick context reads of the deployment (ledger.memory_view.ContextInputs), from the
+    reads below; agentcontext calls them one by one too, each section's in a savepoint of its own."""
+    last_tick = context_last_tick(deployment=deployment)
+    if last_tick is None:
         return ContextInputs(None, (), (), (), (), deployment.day_start_equity_usd)
-    now = last.tick_at
-    window_start = risk_window_start(now)
-    outcomes = tuple(
+    return ContextInputs(
+        last_tick=last_tick,
+        outcomes=context_outcomes(deployment=deployment, now=last_tick.tick_at),
+        recent_closed=context_recent_closed(deployment=deployment, recent_k=recent_k),
+        closed_for_risk=context_closed_for_risk(deployment=deployment, now=last_tick.tick_at),
+        open_trades=context_open_trades(deployment=deployment),
+        day_start_equity_usd=deployment.day_start_equity_usd,
+    )
+
+
+def context_last_tick(*, deployment: Deployment) -> Tick | None:
+    """The latest tick ("now" for every window of the context), None before the first."""
+    last = DecisionSnapshot.objects.filter(deployment=deployment).order_by("-tick_at").first()
+    return snapshot_tick(last) if last is not None else None
+
+
+def context_outcomes(*, deployment: Deployment, now: dt.datetime) -> tuple[EngineOutcome, ...]:
+    """Engine verdicts of the ticks in [risk_window_start(now), now], by tick time."""
+    return tuple(
         EngineOutcome(tick_at=tick_at, engine_kind=kind, engine_rule=rule)
         for tick_at, kind, rule in DecisionSnapshot.objects.filter(
-            deployment=deployment, tick_at__gte=window_start, tick_at__lte=now
+            deployment=deployment, tick_at__gte=risk_window_start(now), tick_at__lte=now
         )
         .exclude(engine_kind="")
         .order_by("tick_at")
         .values_list("tick_at", "engine_kind", "engine_rule")
     )
+
+
+def context_recent_closed(*, deployment: Deployment, recent_k: int) -> tuple[ClosedTrade, ...]:
+    """The newest ``recent_k`` closed trades by entry time (entry desc, symbol asc)."""
     closed = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
-    recent_closed = tuple(trade_row_to_closed(row) for row in closed.order_by("-entry_tick_at", "symbol")[:recent_k])
+    return tuple(trade_row_to_closed(row) for row in closed.order_by("-entry_tick_at", "symbol")[:recent_k])
+
+
+def context_closed_for_risk(*, deployment: Deployment, now: dt.datetime) -> tuple[ClosedTrade, ...]:
+    """Closed trades that exited today (UTC, as of ``now``) plus the STREAK_LOOKBACK newest exits."""
+    closed = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
     day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
     by_exit = closed.order_by("-exit_tick_at", "-entry_tick_at", "symbol")
     today = list(by_exit.filter(exit_tick_at__gte=day_start, exit_tick_at__lte=now))
     streak = list(by_exit.filter(exit_tick_at__lte=now)[:STREAK_LOOKBACK])
     merged = {row.pk: row for row in [*today, *streak]}
+    return tuple(trade_row_to_closed(row) for row in merged.values())
+
+
+def context_open_trades(*, deployment: Deployment) -> tuple[OpenTrade, ...]:
+    """Open trades by symbol."""
     open_rows = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.OPEN).order_by("symbol")
-    return ContextInputs(
-        last_tick=snapshot_tick(last),
-        outcomes=outcomes,
-        recent_closed=recent_closed,
-        closed_for_risk=tuple(trade_row_to_closed(row) for row in merged.values()),
-        open_trades=tuple(trade_row_to_open(row) for row in open_rows),
-        day_start_equity_usd=deployment.day_start_equity_usd,
-    )
+    return tuple(trade_row_to_open(row) for row in open_rows)
 
 
 # -- trade journal page --------------------------------------------------------------------------

@@ -112,7 +112,9 @@ def build_server() -> Server:
         if outcome.is_error:
             code = RESOURCE_ERROR if outcome.status == 404 else types.INVALID_PARAMS
             raise McpError(types.ErrorData(code=code, message=outcome.body["detail"], data=outcome.body))
-        return [ReadResourceContents(content=outcome.body["text"], mime_type="text/markdown")]
+        degraded = outcome.body.get("degraded")  # a context's sections whose reads failed (agentcontext.degrade)
+        meta = {"degraded": degraded} if degraded else None
+        return [ReadResourceContents(content=outcome.body["text"], mime_type="text/markdown", meta=meta)]
 
     return server
 

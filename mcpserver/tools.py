@@ -283,19 +283,23 @@ def facts_text(principal: Principal) -> str:
     return render_facts_block(fact_selectors.fact_lines(facts)) or ""
 
 
-def deployment_context_text(principal: Principal, deployment_id: int) -> str:
-    return context_answers.context_answer(deployment=_owned_deployment(principal, deployment_id))["text"]
+def deployment_context_resource(principal: Principal, deployment_id: int) -> dict:
+    """The resource's text, and the sections that degraded (the server puts them in the contents' `_meta`, so
+    a degraded text never reads as a complete one)."""
+    answer = context_answers.context_answer(deployment=_owned_deployment(principal, deployment_id))
+    return {"text": answer["text"], "degraded": answer["degraded"]}
 
 
 def read_resource(principal: Principal, uri: str) -> Outcome:
-    """A resource's text in `body["text"]`, or the REST error body."""
+    """A resource's text in `body["text"]` (for a context, its degraded sections in `body["degraded"]`), or the
+    REST error body."""
     if uri == FACTS_URI:
         return run(principal, lambda: {"text": facts_text(principal)})
     match = _CONTEXT_URI.match(uri)
     if match is None:
         return Outcome({"detail": f"no resource {uri!r}"}, is_error=True, status=404)
     deployment_id = int(match.group(1))
-    return run(principal, lambda: {"text": deployment_context_text(principal, deployment_id)})
+    return run(principal, lambda: deployment_context_resource(principal, deployment_id))
 
 
 def listed_deployments(principal: Principal) -> list[tuple[int, str]]:

@@ -72,6 +72,11 @@ REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
 # Analyst memory retrieval gives up after this long and degrades to empty memory (the seed's 5 s).
 SIGNALS_QUERY_TIMEOUT_MS = 5000
+# Each section of the per-tick context (GET /api/v1/deployments/{id}/context/) gives up after this long per
+# statement and is served empty, named in `degraded` (agentcontext/degrade.py). On bench/context_latency.py a
+# section's reads take 1-7 ms at p50 and at most 19 ms (100,000 trades, a loaded 2-core machine): 250 ms is 13x
+# the slowest, and bounds a tick's wait on a stuck section (docs/architecture.md, "Degrade, never fail").
+CONTEXT_SECTION_TIMEOUT_MS = 250
 
 # Recall (hybrid search). EMBEDDINGS_PROVIDER: onnx (all-MiniLM-L6-v2 on ONNX Runtime, the default),
 # sentence-transformers (optional extra, needs torch) or none (keyword-only). EMBEDDINGS_MODEL_DIR:

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from memorysite.api import APIView, Page, paginated
 from signals import answers, selectors, services
+from signals.memory import STEP_EVOLUTION
 from signals.serializers import (
     EvolutionEventOutput,
     EvolutionQuery,
@@ -32,14 +33,21 @@ class SignalCreateView(APIView):
         summary="Store an agent's signal (the market is created by condition_id on first sight)",
         description="Returns the evolution events the signal shows against the agent's previous signal on "
         "the market: direction_change, probability_shift (> 10 points), confidence_change (> 0.2), "
-        "reasoning_evolution (key-driver overlap < 50%).",
+        "reasoning_evolution (key-driver overlap < 50%). When that evolution step fails (a database error or the "
+        "query timeout) the signal is still stored: `degraded` is true and `evolution_events` empty.",
         tags=["signals"],
     )
     def post(self, request):
         data = SignalInput(data=request.data)
         data.is_valid(raise_exception=True)
         signal, events = services.signal_store(owner=request.user, **data.validated_data)
-        body = {"id": signal.pk, "market_id": signal.market_id, "evolution_events": events}
+        body = {
+            "id": signal.pk,
+            "market_id": signal.market_id,
+            "evolution_events": events or [],
+            "degraded": events is None,
+            "degraded_steps": [STEP_EVOLUTION] if events is None else [],
+        }
         return Response(SignalCreated(body).data, status=status.HTTP_201_CREATED)
 
 
@@ -57,7 +65,9 @@ class MarketMemoryView(APIView):
         responses={200: MemoryOutput, **_ERRORS},
         summary="Each named agent's own latest signals on the market, formatted for its prompt",
         description="One database round trip for all agents. Database trouble never fails the request: "
-        "every agent gets empty memory and `degraded` is true (the retrieval is audited either way).",
+        "the market lookup or the signals query failing (an error or the query timeout) gives every agent empty "
+        "memory, an agent's formatting failing gives that agent empty memory; `degraded` is true and "
+        "`degraded_steps` names the steps (the retrieval is audited whenever the market was found).",
         tags=["signals"],
     )
     def get(self, request, market_id: int):

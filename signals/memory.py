@@ -103,6 +103,15 @@ MAX_SIGNALS = 5  # retrieval cap (the seed's Math.min(limit, 5))
 DEFAULT_MAX_LENGTH = 1000
 MIN_MAX_LENGTH = 100
 NO_HISTORY_TEXT = "No previous analysis available for this market."
+
+# Degrade, never fail (Property 10): the steps that fall back instead of failing the request. A memory read's
+# (MemoryOutput.degraded_steps), in the order they run: the market lookup, the signals query, each agent's
+# formatting (signals.answers). Storing a signal's: the evolution step (signals.services.signal_store).
+STEP_MARKET = "market"
+STEP_SIGNALS = "signals"
+STEP_FORMATTING = "formatting"
+MEMORY_STEPS = (STEP_MARKET, STEP_SIGNALS, STEP_FORMATTING)
+STEP_EVOLUTION = "evolution"
 TRUNCATION_INDICATOR = "[Additional signals truncated for brevity]"
 DATE_FORMATS = ("human", "iso", "relative")
 HEADER = "Previous Analysis History ({count} signals):"

@@ -5,6 +5,9 @@ Error policy (seed, "Error Handling"): a timeout (``SIGNALS_QUERY_TIMEOUT_MS``, 
 a rate limit (PostgreSQL refusing connections: too many clients) is retried with exponential
 backoff up to 3 times; another connection error is retried once after 1 s; a query error is not
 retried; rows failing validation are skipped. Every outcome is returned typed, for the audit log.
+The memory read's market lookup (``market_for_memory``) follows the same policy. Each read runs in a
+savepoint of its own under that timeout (the request's own timeout back afterwards), so a failed one
+leaves the rest of the request's transaction usable.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import psycopg.errors
 from django.conf import settings
@@ -22,10 +26,13 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 
+from memorysite.statement_timeout import local_statement_timeout
 from signals.memory import MAX_SIGNALS, AgentMemoryContext, signal_from_row
 from signals.models import AgentSignal, Market, RetrievalErrorType, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 RATE_LIMIT_RETRIES = 3
 RATE_LIMIT_BACKOFF_S = 0.25  # 0.25, 0.5, 1 s
@@ -90,19 +97,13 @@ class RetrievalOutcome:
     memories: dict[str, AgentMemoryContext] = field(default_factory=dict)
 
 
-def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit: int = 3) -> RetrievalOutcome:
-    """Each named agent's own latest signals (newest first, at most MAX_SIGNALS) on the market.
-
-    One statement for all agents. Never raises for database trouble: the outcome says what went
-    wrong and every agent gets empty memory (Property 10)."""
-    started = time.perf_counter()
-    names = list(dict.fromkeys(agent_names))  # unique, in the order asked
-    outcome = RetrievalOutcome()
-    rows: list[tuple] = []
+def _under_retry_policy(read: Callable[[], T], outcome: RetrievalOutcome, what: str) -> T | None:
+    """``read()`` (in a savepoint under SIGNALS_QUERY_TIMEOUT_MS) under the error policy: retried on a rate
+    limit or a connection error; when it gives up, ``outcome`` says why (logged, naming ``what``) and None."""
     while True:
         try:
-            rows = _query(market, names, min(limit, MAX_SIGNALS))
-            break
+            with transaction.atomic(), local_statement_timeout(settings.SIGNALS_QUERY_TIMEOUT_MS):
+                return read()
         except DatabaseError as exc:
             error_type = _classify(exc)
             if error_type == RetrievalErrorType.RATE_LIMIT and outcome.retry_attempts < RATE_LIMIT_RETRIES:
@@ -112,15 +113,45 @@ def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit:
             else:
                 outcome.success, outcome.error_type, outcome.error = False, error_type, _one_line(exc)
                 logger.warning(
-                    "memory retrieval failed for market %s (%s after %s retries): %s",
-                    market.pk,
-                    error_type,
-                    outcome.retry_attempts,
-                    outcome.error,
+                    "%s failed (%s after %s retries): %s", what, error_type, outcome.retry_attempts, outcome.error
                 )
-                rows = []
-                break
+                return None
             outcome.retry_attempts += 1
+
+
+def market_for_memory(*, user, market_id: int) -> tuple[Market | None, RetrievalOutcome]:
+    """``market_get`` for a memory read (404 when the market is not the trader's), under the retrieval's error
+    policy: when the database fails or times out, (None, the outcome saying why), and the read degrades."""
+    outcome = RetrievalOutcome()
+    market = _under_retry_policy(
+        lambda: market_get(user=user, market_id=market_id), outcome, f"memory market lookup of market {market_id}"
+    )
+    return market, outcome
+
+
+def no_memories(*, market_id: int, agent_names: Sequence[str], outcome: RetrievalOutcome) -> RetrievalOutcome:
+    """``outcome`` (a failed step's) with empty memory for every named agent."""
+    outcome.memories = {
+        name: AgentMemoryContext(agent_name=name, market_id=str(market_id), historical_signals=())
+        for name in dict.fromkeys(agent_names)
+    }
+    outcome.agents_with_history = 0
+    return outcome
+
+
+def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit: int = 3) -> RetrievalOutcome:
+    """Each named agent's own latest signals (newest first, at most MAX_SIGNALS) on the market.
+
+    One statement for all agents. Never raises for database trouble: the outcome says what went
+    wrong and every agent gets empty memory (Property 10)."""
+    started = time.perf_counter()
+    names = list(dict.fromkeys(agent_names))  # unique, in the order asked
+    outcome = RetrievalOutcome()
+    rows = _under_retry_policy(
+        lambda: _query(market, names, min(limit, MAX_SIGNALS)), outcome, f"memory retrieval for market {market.pk}"
+    )
+    if rows is None:
+        rows = []
     by_agent: dict[str, list] = {name: [] for name in names}
     for row in rows:
         signal = _historical_signal(dict(zip(_SIGNAL_COLUMNS, row, strict=True)))
@@ -169,8 +200,7 @@ def latest_signal(*, market: Market, agent_name: str):
 def _query(market: Market, names: list[str], limit: int) -> list[tuple]:
     if not names:
         return []
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL statement_timeout = %s", [int(settings.SIGNALS_QUERY_TIMEOUT_MS)])
+    with connection.cursor() as cursor:
         cursor.execute(_LATEST_PER_AGENT, [names, market.pk, market.owner_id, limit])
         return cursor.fetchall()
 

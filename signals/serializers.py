@@ -5,7 +5,7 @@ from decimal import ROUND_HALF_EVEN
 from rest_framework import serializers
 
 from memorysite.api import PageQuery, StrictSerializer, bounded_int, choice, reject_nul_in_json, text
-from signals.memory import DATE_FORMATS, DEFAULT_LIMIT, DEFAULT_MAX_LENGTH, MAX_SIGNALS
+from signals.memory import DATE_FORMATS, DEFAULT_LIMIT, DEFAULT_MAX_LENGTH, MAX_SIGNALS, MEMORY_STEPS, STEP_EVOLUTION
 from signals.models import AGENT_NAME_MAX, DIRECTIONS, KEY_DRIVERS_MAX, Market, SignalEvolutionEvent
 
 KEY_DRIVER_MAX_CHARS = 500
@@ -79,6 +79,15 @@ class SignalCreated(serializers.Serializer):
     id = serializers.UUIDField()
     market_id = serializers.IntegerField()
     evolution_events = EvolutionEventOutput(many=True)
+    degraded = serializers.BooleanField(
+        help_text="True when the evolution step failed (reading the agent's previous signal, comparing, storing the "
+        "events: a database error or the query timeout) and was skipped: the signal is stored, its evolution "
+        "events are not (and `evolution_events` is empty)."
+    )
+    degraded_steps = serializers.ListField(
+        child=serializers.ChoiceField(choices=[STEP_EVOLUTION]),
+        help_text='`["evolution"]` when that step was skipped, else empty.',
+    )
 
 
 class MarketOutput(serializers.ModelSerializer):
@@ -108,7 +117,15 @@ class AgentMemoryOutput(serializers.Serializer):
 
 class MemoryOutput(serializers.Serializer):
     agents = serializers.DictField(child=AgentMemoryOutput())
-    degraded = serializers.BooleanField(help_text="True when the database failed and memory is empty by fallback.")
+    degraded = serializers.BooleanField(
+        help_text="True when a step failed and memory is empty by fallback (the steps: `degraded_steps`)."
+    )
+    degraded_steps = serializers.ListField(
+        child=serializers.ChoiceField(choices=MEMORY_STEPS),
+        help_text="The steps that failed, in this order: market (the market lookup: a database error or the query "
+        "timeout; every agent gets empty memory), signals (the signals query: the same, audited), formatting (an "
+        "agent's memory could not be formatted: that agent gets empty memory). Empty when nothing failed.",
+    )
 
 
 class MemoryQuery(StrictSerializer):

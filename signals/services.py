@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
+from typing import TypeVar
 
+from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 
+from memorysite.statement_timeout import local_statement_timeout
 from signals import selectors
 from signals.memory import EvolutionEvent, NewSignal, track_evolution
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 def market_for_condition(*, owner, condition_id: str, question: str = "") -> Market:
@@ -46,14 +51,24 @@ def signal_store(
     recommendation_id=None,
     question: str = "",
     now: dt.datetime | None = None,
-) -> tuple[AgentSignal, list[SignalEvolutionEvent]]:
+) -> tuple[AgentSignal, list[SignalEvolutionEvent] | None]:
     """Store one signal and the evolution events it shows against the agent's previous signal on
     the market (Property 12: every new signal is compared). The market row lock serialises signals
-    of one market, so each is compared with the one stored just before it."""
+    of one market, so each is compared with the one stored just before it.
+
+    The evolution step (reading the previous signal, comparing, storing the events) degrades (seed:
+    "Evolution tracking failure → Skip evolution logging, continue workflow"): each of its database parts
+    runs in a savepoint under SIGNALS_QUERY_TIMEOUT_MS, and when one fails (or the comparison raises) it is
+    logged and skipped: the signal is stored and the events are None (not an empty list: nothing was compared)."""
     market = market_for_condition(owner=owner, condition_id=condition_id, question=question)
     Market.objects.select_for_update().filter(pk=market.pk).get()
-    latest = selectors.latest_signal(market=market, agent_name=agent_name)
-    previous = [latest] if latest is not None else []
+    try:
+        latest = _evolution_part(lambda: selectors.latest_signal(market=market, agent_name=agent_name))
+    except Exception:
+        _evolution_skipped(market, agent_name)
+        latest, evolution = None, False
+    else:
+        evolution = True
     signal = AgentSignal(
         owner=owner,
         market=market,
@@ -70,6 +85,8 @@ def signal_store(
     if now is not None:  # tests and imports of historical signals pin the time
         AgentSignal.objects.filter(pk=signal.pk).update(created_at=now)
         signal.created_at = now
+    if not evolution:
+        return signal, None
     new = NewSignal(
         agent_name=agent_name,
         direction=direction,
@@ -78,11 +95,33 @@ def signal_store(
         key_drivers=tuple(key_drivers),
         timestamp=signal.created_at,
     )
-    events = [
-        _event_row(owner, market, signal, event) for event in track_evolution(new, previous, market_id=str(market.pk))
-    ]
-    SignalEvolutionEvent.objects.bulk_create(events)
-    return signal, events
+    previous = [latest] if latest is not None else []
+
+    def store_events() -> list[SignalEvolutionEvent]:
+        found = track_evolution(new, previous, market_id=str(market.pk))
+        return SignalEvolutionEvent.objects.bulk_create([_event_row(owner, market, signal, event) for event in found])
+
+    try:
+        return signal, _evolution_part(store_events)
+    except Exception:
+        _evolution_skipped(market, agent_name)
+        return signal, None
+
+
+def _evolution_part(part: Callable[[], T]) -> T:
+    """One database part of the evolution step, in a savepoint under SIGNALS_QUERY_TIMEOUT_MS (so a failure
+    rolls back only it, and the signal's own writes stand)."""
+    with transaction.atomic(), local_statement_timeout(settings.SIGNALS_QUERY_TIMEOUT_MS):
+        return part()
+
+
+def _evolution_skipped(market: Market, agent_name: str) -> None:
+    logger.warning(
+        "evolution tracking skipped for agent %r on market %s: the signal is stored without its events",
+        agent_name,
+        market.pk,
+        exc_info=True,
+    )
 
 
 def _event_row(owner, market: Market, signal: AgentSignal, event: EvolutionEvent) -> SignalEvolutionEvent:

@@ -242,12 +242,21 @@ def anon_api(db) -> APIClient:
     return APIClient()
 
 
-_BOOKKEEPING = ("SELECT set_config('app.owner_id'", "SAVEPOINT ", "RELEASE SAVEPOINT ", "ROLLBACK TO SAVEPOINT ")
+_BOOKKEEPING = (
+    "SELECT set_config('app.owner_id'",
+    "SAVEPOINT ",
+    "RELEASE SAVEPOINT ",
+    "ROLLBACK TO SAVEPOINT ",
+    # A shorter statement timeout for part of the transaction, set and restored (memorysite.statement_timeout).
+    "SELECT current_setting('statement_timeout'), set_config('statement_timeout'",
+    "SELECT set_config('statement_timeout'",
+)
 _BOOKKEEPING_EXACT = {"BEGIN", "COMMIT", "ROLLBACK"}
 
 
 def _bookkeeping(query: dict) -> bool:
-    """The request's transaction and its row-level-security scope, not the page's reads."""
+    """The request's transaction, its savepoints, its row-level-security scope and its statement timeouts, not
+    the page's reads."""
     sql = query["sql"]
     return sql in _BOOKKEEPING_EXACT or sql.startswith(_BOOKKEEPING)
 

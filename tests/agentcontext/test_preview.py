@@ -151,3 +151,37 @@ class TestBuildPreview:
         preview = build_preview(segments=segments(), context=context, memory_enabled=False, show_placeholder=False)
         assert [p.text is None for p in preview.sections] == [True, False, True, True, True, True]
         assert preview.memory_text == context.text
+
+
+class TestDegraded:
+    """Sections whose reads failed (agentcontext.degrade): emptied, named, shown as such."""
+
+    def test_a_degraded_context_empties_its_sections_and_names_them_in_order(self):
+        context = memory(last_decision=LAST, recent_trades=TRADES).with_degraded(["recent_trades", "manual"])
+        assert context.sections["recent_trades"] is None and context.text == LAST
+        assert context.token_estimate == {
+            "per_section": {**{key: 0 for key in SECTION_KEYS}, "last_decision": estimate_tokens(LAST)},
+            "total": estimate_tokens(LAST),
+        }
+        assert context.degraded == ("recent_trades", "manual")
+        again = context.with_degraded(["last_decision"]).with_section("similar_situations", None)
+        assert again.degraded == ("last_decision", "recent_trades", "manual")  # SECTION_KEYS order, kept
+        with pytest.raises(ValueError, match="not a section"):
+            context.with_degraded(["lessons"])
+
+    def test_the_preview_marks_degraded_parts_and_shows_no_placeholder_for_degraded_lessons(self):
+        context = memory(last_decision=LAST, recent_trades=TRADES).with_degraded(["recent_trades"])
+        preview = build_preview(
+            segments=segments(), context=context, memory_enabled=True, show_placeholder=True, degraded=["lessons"]
+        )
+        assert preview.degraded == ("recent_trades", "lessons")
+        assert preview.degraded_labels == ("## Recent trades on this skill (closed)", "Lessons (system prompt)")
+        assert [part.key for part in preview.sections if part.degraded] == ["recent_trades"]
+        [lessons] = [part for part in preview.segments if part.key == "lessons"]
+        assert (lessons.degraded, lessons.placeholder, lessons.text) == (True, False, None)
+        assert not preview.placeholder_shown and PLACEHOLDER_LESSONS not in preview.system_text
+
+    def test_a_complete_context_is_not_degraded(self):
+        context = memory(last_decision=LAST)
+        preview = build_preview(segments=segments(), context=context, memory_enabled=True, show_placeholder=True)
+        assert preview.degraded == () and not any(part.degraded for part in (*preview.sections, *preview.segments))
