@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from django.conf import settings
 
@@ -25,6 +25,9 @@ from reflection.core import (
     build_reflection_user_message,
 )
 from reflection.statistical import StatisticalReflectionEngine
+
+if TYPE_CHECKING:
+    from anthropic.types import TextBlockParam
 
 __all__ = ["AnthropicReflectionEngine", "ReflectionEngine", "StatisticalReflectionEngine", "default_engine"]
 
@@ -90,7 +93,8 @@ class AnthropicReflectionEngine:
             message = self.client.messages.create(
                 model=model,
                 max_tokens=MAX_OUTPUT_TOKENS,
-                system=build_reflection_system_blocks(inp.avoid_rules),
+                # plain dicts from the pure core, the shape of the SDK's TextBlockParam
+                system=cast("list[TextBlockParam]", build_reflection_system_blocks(inp.avoid_rules)),
                 messages=[{"role": "user", "content": build_reflection_user_message(inp)}],
             )
         except anthropic.APIError as exc:  # status errors after the last retry, connection errors, timeouts
