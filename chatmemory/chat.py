@@ -66,9 +66,11 @@ class ChatReply:
     tool_calls: tuple[ToolCall, ...]
     model: str
     stop_reason: str | None
-    input_tokens: int
+    input_tokens: int  # not read from nor written to the prompt cache (the API's input_tokens)
     output_tokens: int
     system: ChatSystemSegments
+    cache_read_input_tokens: int = 0  # read from Anthropic's prompt cache (billed at 0.1x input)
+    cache_creation_input_tokens: int = 0  # written to it (billed at 1.25x input, 5-minute entries)
 
 
 def anthropic_client(http_client=None):
@@ -92,7 +94,7 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
         system = chat_system(user=user, mode=mode, focus=focus)
     conversation = [dict(message) for message in messages]
     calls: list[ToolCall] = []
-    input_tokens = output_tokens = 0
+    input_tokens = output_tokens = cache_read = cache_creation = 0
     tools = tool_definitions()
     for round_no in range(MAX_TOOL_ROUNDS):
         last_round = round_no == MAX_TOOL_ROUNDS - 1
@@ -100,7 +102,7 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
             response = client.messages.create(
                 model=settings.CHAT_MODEL,
                 max_tokens=MAX_OUTPUT_TOKENS,
-                system=system.segments.text,
+                system=system.segments.system_blocks(),  # prompt-cache breakpoints: chatmemory.prompt
                 messages=conversation,
                 tools=tools,
                 tool_choice={"type": "none"} if last_round else {"type": "auto"},
@@ -109,13 +111,23 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
             raise ChatFailed(f"{type(exc).__name__}: {exc}") from exc
         input_tokens += response.usage.input_tokens
         output_tokens += response.usage.output_tokens
+        cache_read += response.usage.cache_read_input_tokens or 0  # None from an API without caching
+        cache_creation += response.usage.cache_creation_input_tokens or 0
         uses = [block for block in response.content if block.type == "tool_use"]
         if response.stop_reason != "tool_use" or not uses:
             reply = "".join(block.text for block in response.content if block.type == "text")
             with transaction_unless_open():
                 services.facts_touch(fact_ids=list(system.fact_ids), at=timezone.now())
             return ChatReply(
-                reply, tuple(calls), response.model, response.stop_reason, input_tokens, output_tokens, system.segments
+                reply,
+                tuple(calls),
+                response.model,
+                response.stop_reason,
+                input_tokens,
+                output_tokens,
+                system.segments,
+                cache_read_input_tokens=cache_read,
+                cache_creation_input_tokens=cache_creation,
             )
         conversation.append(
             {"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in response.content]}

@@ -13,6 +13,17 @@ longest possible prefix is reused by prompt caching::
     focus     what the trader is looking at             (turn-stable; None when nothing)
 
 The text is a contract compared byte for byte.
+
+Sent to the Messages API as ``system_blocks()``: text blocks with Anthropic prompt-caching breakpoints
+(ADR-0020: "Block is cached as part of the system-prompt prefix")::
+
+    [persona, tier, facts]   cache breakpoint   the trader's prefix: the same for every session
+    [mode, trust]            cache breakpoint   the session's prefix: the same for every turn of it
+    [focus]                                     volatile: after the last breakpoint, never cached
+
+A breakpoint caches everything before it (the tools, then the system blocks up to it), so a turn in
+another mode still reads the trader's prefix, and the focus can change every turn without a miss.
+The blocks hold the segments unchanged; joined by ``SEGMENT_SEPARATOR`` they are ``text``.
 """
 
 from __future__ import annotations
@@ -62,6 +73,8 @@ TRUST_RULES = (
 )
 FOCUS_HEADING = "## Focus"
 SEGMENT_SEPARATOR = "\n\n"
+# Anthropic prompt caching: a breakpoint on a block caches the prompt up to and including it (5-minute TTL).
+CACHE_CONTROL = {"type": "ephemeral"}
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,22 @@ class ChatSystemSegments:
     def text(self) -> str:
         parts = (self.persona, self.tier, self.facts, self.mode, self.trust, self.focus)
         return SEGMENT_SEPARATOR.join(part for part in parts if part is not None)
+
+    def system_blocks(self) -> list[dict[str, object]]:
+        """The Messages API's ``system``: text blocks, a cache breakpoint after the trader-stable and the
+        session-stable prefixes, the turn's focus (if any) after them (see the module docstring)."""
+        trader = SEGMENT_SEPARATOR.join(part for part in (self.persona, self.tier, self.facts) if part is not None)
+        blocks: list[dict[str, object]] = [
+            {"type": "text", "text": trader, "cache_control": dict(CACHE_CONTROL)},
+            {
+                "type": "text",
+                "text": SEGMENT_SEPARATOR.join((self.mode, self.trust)),
+                "cache_control": dict(CACHE_CONTROL),
+            },
+        ]
+        if self.focus is not None:
+            blocks.append({"type": "text", "text": self.focus})
+        return blocks
 
 
 def compose_chat_system(

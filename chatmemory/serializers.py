@@ -1,5 +1,6 @@
 """Shapes of the chat-memory API: facts, and one chat turn."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from chatmemory.facts import FACT_MAX_CHARS, TOPIC_MAX_CHARS
@@ -72,8 +73,13 @@ class ToolCallOutput(serializers.Serializer):
 
 
 class ChatUsage(serializers.Serializer):
+    """The turn's tokens over all its model calls, as the Messages API counts them: ``input_tokens`` are
+    the ones neither read from nor written to the prompt cache; the total input is the sum of the three."""
+
     input_tokens = serializers.IntegerField()
     output_tokens = serializers.IntegerField()
+    cache_read_input_tokens = serializers.IntegerField(help_text="Input tokens read from the prompt cache.")
+    cache_creation_input_tokens = serializers.IntegerField(help_text="Input tokens written to the prompt cache.")
 
 
 class ChatOutput(serializers.Serializer):
@@ -83,5 +89,11 @@ class ChatOutput(serializers.Serializer):
     stop_reason = serializers.CharField(allow_null=True)
     usage = serializers.SerializerMethodField()
 
+    @extend_schema_field(ChatUsage)
     def get_usage(self, turn) -> dict:
-        return {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens}
+        return {
+            "input_tokens": turn.input_tokens,
+            "output_tokens": turn.output_tokens,
+            "cache_read_input_tokens": turn.cache_read_input_tokens,
+            "cache_creation_input_tokens": turn.cache_creation_input_tokens,
+        }

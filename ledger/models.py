@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -51,6 +52,15 @@ AVOID_RULES_MAX = 5_000
 # The "## From your manual and playbooks" context section (agentcontext.manual): chunks shown, token cap.
 MANUAL_K_MIN, MANUAL_K_MAX, MANUAL_K_DEFAULT = 1, 10, 3
 MANUAL_TOKEN_CAP_MIN, MANUAL_TOKEN_CAP_MAX, MANUAL_TOKEN_CAP_DEFAULT = 50, 2000, 400
+# The reflection model of a skill version (seed: runReflection's modelOverride); null is settings.REFLECTION_MODEL.
+# A pattern, not a list, so a new Claude model needs no release: "claude-" then lowercase words of letters and
+# digits joined by hyphens (claude-haiku-4-5, claude-opus-4-5-20251101, claude-sonnet-5).
+REFLECTION_MODEL_PATTERN = r"^claude-[a-z0-9]+(-[a-z0-9]+)*$"
+REFLECTION_MODEL_MAX = 64
+REFLECTION_MODEL_RULE = (
+    "must be a Claude model id: 'claude-' then lowercase letters, digits and single hyphens (e.g. claude-haiku-4-5),"
+    " at most 64 characters; or null for the service's REFLECTION_MODEL"
+)
 
 
 class SkillVersion(OwnedModel):
@@ -66,6 +76,14 @@ class SkillVersion(OwnedModel):
         max_length=16, choices=ReflectionCadence.choices, default=ReflectionCadence.PER_N_TRADES
     )
     reflection_every_n_trades = models.PositiveIntegerField(default=5)
+    reflection_model_override = models.CharField(  # noqa: DJ001 (null: no override, as the API says; "" is refused)
+        max_length=REFLECTION_MODEL_MAX,
+        null=True,
+        blank=True,
+        default=None,
+        validators=[RegexValidator(REFLECTION_MODEL_PATTERN, message=REFLECTION_MODEL_RULE)],
+        help_text="The model reflection uses for this version; empty: the service's REFLECTION_MODEL.",
+    )
     bars_window = models.PositiveIntegerField(default=100)
     # The manual section of the per-tick context: the few chunks of the trader's manual and the staff
     # playbooks/runbooks most relevant to the tick (agentcontext.manual).
@@ -93,6 +111,11 @@ class SkillVersion(OwnedModel):
                 condition=Q(reflection_every_n_trades__gte=REFLECTION_EVERY_N_MIN)
                 & Q(reflection_every_n_trades__lte=REFLECTION_EVERY_N_MAX),
                 name="skill_version_reflection_every_n_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(reflection_model_override__isnull=True)
+                | Q(reflection_model_override__regex=REFLECTION_MODEL_PATTERN),
+                name="skill_version_reflection_model_override_valid",
             ),
             models.CheckConstraint(
                 condition=Q(bars_window__gte=BARS_WINDOW_MIN) & Q(bars_window__lte=BARS_WINDOW_MAX),

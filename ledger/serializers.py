@@ -21,6 +21,9 @@ from ledger.models import (
     RECENT_TRADES_K_MIN,
     REFLECTION_EVERY_N_MAX,
     REFLECTION_EVERY_N_MIN,
+    REFLECTION_MODEL_MAX,
+    REFLECTION_MODEL_PATTERN,
+    REFLECTION_MODEL_RULE,
     RUNNER_TOKEN_NAME_MAX,
     STRATEGY_TEXT_MAX,
     Deployment,
@@ -55,6 +58,14 @@ class SkillVersionInput(StrictSerializer):
     recent_trades_k = bounded_int(RECENT_TRADES_K_MIN, RECENT_TRADES_K_MAX, required=False, default=10)
     reflection_cadence = choice(ReflectionCadence, required=False, default=ReflectionCadence.PER_N_TRADES)
     reflection_every_n_trades = bounded_int(REFLECTION_EVERY_N_MIN, REFLECTION_EVERY_N_MAX, required=False, default=5)
+    reflection_model_override = text(
+        max_length=REFLECTION_MODEL_MAX,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The model reflection uses for this version (seed: modelOverride), e.g. claude-sonnet-5; "
+        f"null (default): the service's REFLECTION_MODEL. Pattern: {REFLECTION_MODEL_PATTERN}",
+    )
     bars_window = bounded_int(BARS_WINDOW_MIN, BARS_WINDOW_MAX, required=False, default=100)
     manual_enabled = boolean(
         required=False,
@@ -75,6 +86,11 @@ class SkillVersionInput(StrictSerializer):
         default=MANUAL_TOKEN_CAP_DEFAULT,
         help_text="That section's estimated tokens (ceil(chars / 4)) never exceed this.",
     )
+
+    def validate_reflection_model_override(self, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(REFLECTION_MODEL_PATTERN, value):
+            raise serializers.ValidationError(REFLECTION_MODEL_RULE)
+        return value
 
 
 class SkillCreateInput(SkillVersionInput):
@@ -97,6 +113,7 @@ class SkillVersionOutput(serializers.ModelSerializer):
             "recent_trades_k",
             "reflection_cadence",
             "reflection_every_n_trades",
+            "reflection_model_override",
             "bars_window",
             "manual_enabled",
             "manual_k",

@@ -55,6 +55,7 @@ VERSION_FIELDS = (
     "recent_trades_k",
     "reflection_cadence",
     "reflection_every_n_trades",
+    "reflection_model_override",
     "bars_window",
     "manual_enabled",
     "manual_k",

@@ -19,7 +19,8 @@ from reflection.models import NoteStatus, ReflectionNote
 _FIELDS = [
     "lessons_text", "status", "skill", "skill_version", "deployment", "source", "revises", "author",
     "generated_at", "window_start", "window_end", "trades_considered", "model_used",
-    "input_tokens", "output_tokens", "cost_usd", "content_hash", "status_changed_at", "status_changed_by",
+    "input_tokens", "output_tokens", "cache_read_input_tokens",
+    "cache_creation_input_tokens", "cost_usd", "content_hash", "status_changed_at", "status_changed_by",
     "owner",
 ]  # fmt: skip
 _COMPUTED = ["ab_figures", "trade_window"]

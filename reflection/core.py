@@ -126,6 +126,8 @@ class ReflectionInput:
     strategy_text: str
     avoid_rules: tuple[str, ...]
     active_lessons: str | None
+    # The skill version's reflection model (seed: modelOverride); None: the engine's own (REFLECTION_MODEL).
+    model_override: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,9 +136,11 @@ class ReflectionResult:
 
     text: str
     model_used: str
-    input_tokens: int | None = None
+    input_tokens: int | None = None  # neither read from nor written to the prompt cache
     output_tokens: int | None = None
     cost_usd: Decimal | None = None
+    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
 
 
 class ReflectionFailed(Exception):
@@ -154,8 +158,7 @@ _SLOT_GUIDE = {
 }
 
 
-def build_reflection_system_prompt(avoid_rules: Sequence[str]) -> str:
-    """The reflection system prompt: the five slots, the format and the hard constraints."""
+def _reflection_instructions() -> str:
     lines = [
         "You review a trading agent's recent closed trades and distil lessons it will read before its next decisions.",
         "",
@@ -178,10 +181,35 @@ def build_reflection_system_prompt(avoid_rules: Sequence[str]) -> str:
         "- Revise the current lessons incrementally: keep what the new trades still support, drop what they"
         " contradict.",
     ]
-    if avoid_rules:
-        lines += ["", "The trader's avoid rules (authoritative; do not restate them):"]
-        lines += [f"- {one_line(rule)}" for rule in avoid_rules]
     return "\n".join(lines)
+
+
+# The same for every run of every trader: the prompt's first block, cached (see build_reflection_system_blocks).
+REFLECTION_INSTRUCTIONS = _reflection_instructions()
+SYSTEM_BLOCK_SEPARATOR = "\n\n"
+# Anthropic prompt caching: a breakpoint on a block caches the prompt up to and including it (5-minute TTL).
+CACHE_CONTROL = {"type": "ephemeral"}
+
+
+def build_reflection_system_blocks(avoid_rules: Sequence[str]) -> list[dict[str, object]]:
+    """The reflection system prompt as the Messages API's text blocks, each ending in a cache breakpoint:
+    the instructions (the five slots, the format, the hard constraints: byte for byte the same for every
+    run), then the skill version's avoid rules when it has any (the same for every run of the version).
+    Everything that changes from run to run (the trades, the strategy snippet, the current lessons) is in
+    the user message, after both breakpoints."""
+    blocks: list[dict[str, object]] = [
+        {"type": "text", "text": REFLECTION_INSTRUCTIONS, "cache_control": dict(CACHE_CONTROL)}
+    ]
+    if avoid_rules:
+        rules = ["The trader's avoid rules (authoritative; do not restate them):"]
+        rules += [f"- {one_line(rule)}" for rule in avoid_rules]
+        blocks.append({"type": "text", "text": "\n".join(rules), "cache_control": dict(CACHE_CONTROL)})
+    return blocks
+
+
+def build_reflection_system_prompt(avoid_rules: Sequence[str]) -> str:
+    """The reflection system prompt as one text: the blocks joined by a blank line."""
+    return SYSTEM_BLOCK_SEPARATOR.join(str(block["text"]) for block in build_reflection_system_blocks(avoid_rules))
 
 
 def build_reflection_user_message(inp: ReflectionInput) -> str:

@@ -1,6 +1,8 @@
 """Reflection engines: one interface, ``reflect(ReflectionInput) -> ReflectionResult``.
 
-- ``AnthropicReflectionEngine``: the real Anthropic SDK (model from ``REFLECTION_MODEL``). The SDK
+- ``AnthropicReflectionEngine``: the real Anthropic SDK (model from ``REFLECTION_MODEL``, or the skill
+  version's ``reflection_model_override`` carried by the input). The system prompt goes as cached blocks
+  (``build_reflection_system_blocks``); the cost counts cache reads and writes at their own prices. The SDK
   retries rate limits (429), overload and server errors (5xx) and timeouts with exponential
   backoff, honouring ``retry-after``; after the last retry the run fails cleanly with
   ``ReflectionFailed`` and the prior note stays active.
@@ -11,7 +13,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from django.conf import settings
 
@@ -19,10 +21,13 @@ from reflection.core import (
     ReflectionFailed,
     ReflectionInput,
     ReflectionResult,
-    build_reflection_system_prompt,
+    build_reflection_system_blocks,
     build_reflection_user_message,
 )
 from reflection.statistical import StatisticalReflectionEngine
+
+if TYPE_CHECKING:
+    from anthropic.types import TextBlockParam
 
 __all__ = ["AnthropicReflectionEngine", "ReflectionEngine", "StatisticalReflectionEngine", "default_engine"]
 
@@ -31,6 +36,8 @@ TIMEOUT_S = 60.0
 MAX_OUTPUT_TOKENS = 1200  # ~2000 chars of lessons with room; longer output is rejected anyway
 
 # USD per million tokens (input, output), by model-name prefix; unknown models record no cost.
+# Prompt caching is priced off the input price (Anthropic's prompt-caching pricing, 5-minute entries):
+# a cache write costs 1.25x it, a cache read 0.1x it; the API's input_tokens exclude both.
 PRICES_PER_MTOK = {
     "claude-haiku-4-5": (Decimal("1"), Decimal("5")),
     "claude-3-5-haiku": (Decimal("0.80"), Decimal("4")),
@@ -43,15 +50,26 @@ PRICES_PER_MTOK = {
 }
 
 
+CACHE_WRITE_MULTIPLIER = Decimal("1.25")
+CACHE_READ_MULTIPLIER = Decimal("0.1")
+
+
 class ReflectionEngine(Protocol):
     def reflect(self, inp: ReflectionInput) -> ReflectionResult: ...
 
 
-def cost_usd(model: str, input_tokens: int, output_tokens: int) -> Decimal | None:
+def cost_usd(
+    model: str, input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0
+) -> Decimal | None:
+    """USD of one call: uncached input and output at the model's prices, cache writes at 1.25x and cache
+    reads at 0.1x the input price; None for a model with no known price."""
     for prefix in sorted(PRICES_PER_MTOK, key=len, reverse=True):
         if model.startswith(prefix):
             input_price, output_price = PRICES_PER_MTOK[prefix]
-            total = (input_price * input_tokens + output_price * output_tokens) / Decimal(1_000_000)
+            input_units = (
+                input_tokens + CACHE_WRITE_MULTIPLIER * cache_write_tokens + CACHE_READ_MULTIPLIER * cache_read_tokens
+            )
+            total = (input_price * input_units + output_price * output_tokens) / Decimal(1_000_000)
             return total.quantize(Decimal("0.000001"))
     return None
 
@@ -70,24 +88,30 @@ class AnthropicReflectionEngine:
     def reflect(self, inp: ReflectionInput) -> ReflectionResult:
         import anthropic
 
+        model = inp.model_override or self.model
         try:
             message = self.client.messages.create(
-                model=self.model,
+                model=model,
                 max_tokens=MAX_OUTPUT_TOKENS,
-                system=build_reflection_system_prompt(inp.avoid_rules),
+                # plain dicts from the pure core, the shape of the SDK's TextBlockParam
+                system=cast("list[TextBlockParam]", build_reflection_system_blocks(inp.avoid_rules)),
                 messages=[{"role": "user", "content": build_reflection_user_message(inp)}],
             )
         except anthropic.APIError as exc:  # status errors after the last retry, connection errors, timeouts
             raise ReflectionFailed(f"{type(exc).__name__}: {exc}") from exc
         text = "".join(block.text for block in message.content if block.type == "text")
         usage = message.usage
-        model_used = message.model or self.model
+        model_used = message.model or model
+        cache_read = usage.cache_read_input_tokens or 0  # None from an API that reports no caching
+        cache_write = usage.cache_creation_input_tokens or 0
         return ReflectionResult(
             text=text,
             model_used=model_used,
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
-            cost_usd=cost_usd(model_used, usage.input_tokens, usage.output_tokens),
+            cost_usd=cost_usd(model_used, usage.input_tokens, usage.output_tokens, cache_read, cache_write),
+            cache_read_input_tokens=cache_read,
+            cache_creation_input_tokens=cache_write,
         )
 
 

@@ -45,8 +45,11 @@ class ReflectionNote(OwnedModel):
     trades_considered = models.PositiveIntegerField()
     lessons_text = models.TextField(max_length=LESSONS_MAX_CHARS)
     model_used = models.CharField(max_length=100)
-    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)  # the API's: not from or to the cache
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # Anthropic prompt caching (the system prompt's blocks): tokens read from and written to the cache.
+    cache_read_input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    cache_creation_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
     # hash_lessons_text(lessons_text), set at insert: joins trade_history.entry_lessons_hash.
     content_hash = models.CharField(max_length=16)

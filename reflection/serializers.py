@@ -20,7 +20,8 @@ class ReflectionNoteOutput(serializers.ModelSerializer):
         fields = [
             "id", "skill_id", "skill_version", "deployment_id", "status", "generated_at",
             "window_start", "window_end", "trades_considered", "lessons_text", "model_used",
-            "input_tokens", "output_tokens", "cost_usd", "content_hash", "source", "revises_id", "author",
+            "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "cost_usd",
+            "content_hash", "source", "revises_id", "author",
         ]  # fmt: skip
 
 

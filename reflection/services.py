@@ -125,6 +125,8 @@ def reflection_run(
                 model_used=result.model_used,
                 input_tokens=result.input_tokens,
                 output_tokens=result.output_tokens,
+                cache_read_input_tokens=result.cache_read_input_tokens,
+                cache_creation_input_tokens=result.cache_creation_input_tokens,
                 cost_usd=result.cost_usd,
                 source=NoteSource.REFLECTION,
             )
@@ -149,6 +151,7 @@ def _reflection_input(*, deployment_id: int, through: dt.datetime | None):
         strategy_text=skill_version.strategy_text,
         avoid_rules=tuple(skill_version.avoid_rule_list),
         active_lessons=active.lessons_text if active else None,
+        model_override=skill_version.reflection_model_override,
     )
     return skill_version, trades, inp
 

@@ -130,7 +130,8 @@ class ResearchContextView(APIView):
     @extend_schema(
         parameters=[ContextQuery],
         responses={200: ResearchContextOutput, **_ERRORS},
-        summary="The research agent's '## Experiment History' and '## Open Hypotheses' blocks",
+        summary="The research agent's context: how to use the history, then '## Experiment History', "
+        "'## Open Hypotheses' and '## Available Resources' (capabilities implemented at its request)",
         tags=TAGS,
     )
     def get(self, request):

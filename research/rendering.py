@@ -90,6 +90,32 @@ MORE_OPEN_HYPOTHESES = "({count} more open hypotheses not shown)"
 UNKNOWN = "unknown"
 NOT_AVAILABLE = "n/a"
 
+MAX_CAPABILITIES_SHOWN = 20
+RESOURCES_HEADING = "## Available Resources"
+CAPABILITIES_INTRO = "Capabilities implemented at your request (use them):"
+NO_CAPABILITIES = "No requested capabilities implemented yet."
+MORE_CAPABILITIES = "({count} more implemented capabilities not shown)"
+
+# The seed's instructions for using the history (phase 2.3), first in the text: the same for every trader and
+# every call, so a runner that puts the context at the start of its prompt keeps a constant, cacheable prefix.
+INSTRUCTIONS = "\n".join(
+    (
+        "## How to Use Your Experiment History",
+        "",
+        "- Each experiment below is an observation tied to its context (indicators, composition, timeframe,"
+        " symbol, zigzag threshold, network). It says what happened in those conditions, not what works in"
+        ' general: "ADX solo on 1h showed no signal", never "ADX doesn\'t work".',
+        "- Before designing, check that the configuration was not run already (check_experiment, POST"
+        " /api/v1/research/experiments/check/); repeat one only on purpose, with a reason.",
+        "- Reason from the history: cite the experiment ids your design builds on and say how your context"
+        " differs from theirs.",
+        "- Prefer testing an open hypothesis, and name its id; a result in one context does not settle another.",
+        "- Assess each run under ### Verdict (strong_signal, weak_signal, no_signal or overfit), ### Observations"
+        " (tied to this run's context), ### Hypotheses Generated (H: <text> | Status: untested), ### Limitations"
+        " and ### Capability Requests (what you need that is not under Available Resources).",
+    )
+)
+
 
 @dataclass(frozen=True)
 class ExperimentView:
@@ -109,6 +135,15 @@ class HypothesisView:
     status: str
     source_experiment: str | None
     tested_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CapabilityView:
+    """A capability request marked implemented (seed phase 5.4: the agent sees what is available)."""
+
+    id: str
+    capability: str
+    implemented: dt.date | None
 
 
 def _field(value: object, limit: int = FIELD_MAX_CHARS) -> str:
@@ -271,14 +306,42 @@ def format_open_hypotheses(hypotheses: Sequence[HypothesisView], open_total: int
     return f"{OPEN_HEADING}\n\n" + "\n".join(lines)
 
 
+def format_available_resources(capabilities: Sequence[CapabilityView], implemented_total: int | None = None) -> str:
+    """The ``## Available Resources`` block: the capability requests marked implemented, highest (newest)
+    id first, at most ``MAX_CAPABILITIES_SHOWN``; ``implemented_total`` counts them all when the caller
+    passes only the newest few (the "(k more …)" line)."""
+    if not capabilities:
+        return f"{RESOURCES_HEADING}\n\n{NO_CAPABILITIES}"
+    ordered = sorted(capabilities, key=lambda capability: natural_key(str(capability.id)), reverse=True)
+    lines = [CAPABILITIES_INTRO]
+    for capability in ordered[:MAX_CAPABILITIES_SHOWN]:
+        when = f" (implemented {capability.implemented.isoformat()})" if capability.implemented else " (implemented)"
+        lines.append(f"- {_field(capability.id) or UNKNOWN}: {_field(capability.capability) or UNKNOWN}{when}")
+    total = implemented_total if implemented_total is not None else len(ordered)
+    hidden = max(total, len(ordered)) - min(len(ordered), MAX_CAPABILITIES_SHOWN)
+    if hidden > 0:
+        lines.append(MORE_CAPABILITIES.format(count=hidden))
+    return f"{RESOURCES_HEADING}\n\n" + "\n".join(lines)
+
+
 def render_research_context(
     experiments: Sequence[ExperimentView],
     hypotheses: Sequence[HypothesisView],
     n: int = DEFAULT_HISTORY,
     open_total: int | None = None,
+    capabilities: Sequence[CapabilityView] = (),
+    implemented_total: int | None = None,
 ) -> tuple[str, int]:
-    """Both blocks joined by one blank line, and the text's ``estimate_tokens``."""
-    text = f"{format_experiment_history(experiments, n)}\n\n{format_open_hypotheses(hypotheses, open_total)}"
+    """The instructions, then the seed's blocks in its order (history, open hypotheses, available
+    resources), joined by one blank line; and the text's ``estimate_tokens``."""
+    text = "\n\n".join(
+        (
+            INSTRUCTIONS,
+            format_experiment_history(experiments, n),
+            format_open_hypotheses(hypotheses, open_total),
+            format_available_resources(capabilities, implemented_total),
+        )
+    )
     return text, estimate_tokens(text)
 
 
@@ -311,9 +374,15 @@ def _research_context_ceiling() -> int:
     open_line = len("- ") + field + len(": ") + field + len(" (") + open_status + len("; from ") + field + len(")")
     more = len(MORE_OPEN_HYPOTHESES.format(count=sys.maxsize))  # no sequence is longer than sys.maxsize
     open_block = len(OPEN_HEADING) + 2 + MAX_OPEN_HYPOTHESES_SHOWN * (open_line + 1) + more
-    return math.ceil((history + 2 + open_block) / 4)
+    capability_line = len("- ") + field + len(": ") + field + len(" (implemented YYYY-MM-DD)")
+    more_capabilities = len(MORE_CAPABILITIES.format(count=sys.maxsize))
+    resources = (
+        len(RESOURCES_HEADING) + 2 + len(CAPABILITIES_INTRO) + MAX_CAPABILITIES_SHOWN * (1 + capability_line) + 1
+    ) + more_capabilities
+    return math.ceil((len(INSTRUCTIONS) + 2 + history + 2 + open_block + 2 + resources) / 4)
 
 
-# ≈ 28k tokens: the worst case, with every field of 50 experiments and 20 open hypotheses at its cap.
+# ≈ 30k tokens: the worst case, with every field of 50 experiments, 20 open hypotheses and 20 implemented
+# capabilities at its cap (28,010 before issue 20 added the instructions and the resources block).
 # A real history runs at roughly 100-150 tokens per experiment.
 RESEARCH_CONTEXT_TOKEN_CEILING: int = _research_context_ceiling()

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from research.assessment import OPEN_STATUSES
 from research.models import CapabilityRequest, Experiment, Hypothesis, HypothesisTest
-from research.rendering import MAX_OPEN_HYPOTHESES_SHOWN, ExperimentView, HypothesisView, render_research_context
+from research.rendering import (
+    MAX_CAPABILITIES_SHOWN,
+    MAX_OPEN_HYPOTHESES_SHOWN,
+    CapabilityView,
+    ExperimentView,
+    HypothesisView,
+    render_research_context,
+)
 
 
 def experiment_list(
@@ -64,9 +71,10 @@ def request_list(*, user, status: str | None = None) -> QuerySet[CapabilityReque
 
 
 def research_context(*, user, n: int) -> tuple[str, int, int]:
-    """The research agent's `## Experiment History` and `## Open Hypotheses` blocks: the last n
-    experiments and the open hypotheses, read with bounded queries whatever the history size.
-    Returns (text, token estimate, experiments shown)."""
+    """The research agent's context: the instructions for using the history, then the `## Experiment
+    History`, `## Open Hypotheses` and `## Available Resources` blocks: the last n experiments, the open
+    hypotheses and the capability requests marked implemented, read with bounded queries whatever the
+    history size. Returns (text, token estimate, experiments shown)."""
     experiments = list(
         Experiment.objects.owned_by(user)
         .order_by("-timestamp", "-id")
@@ -104,7 +112,21 @@ def research_context(*, user, n: int) -> tuple[str, int, int]:
             Prefetch("source_experiment", queryset=Experiment.objects.only("experiment_id"))
         ).order_by("-created", "-id")[:MAX_OPEN_HYPOTHESES_SHOWN]  # the newest open ones (hypothesis_open_recent)
     ]
-    text, tokens = render_research_context(views, open_hypotheses, n=n, open_total=open_rows.count())
+    implemented = CapabilityRequest.objects.owned_by(user).filter(status="implemented")
+    capabilities = [
+        CapabilityView(id=request.request_id, capability=request.capability, implemented=request.implemented)
+        for request in implemented.only("request_id", "capability", "implemented").order_by(
+            F("implemented").desc(nulls_last=True), "-id"
+        )[:MAX_CAPABILITIES_SHOWN]  # the most recently implemented
+    ]
+    text, tokens = render_research_context(
+        views,
+        open_hypotheses,
+        n=n,
+        open_total=open_rows.count(),
+        capabilities=capabilities,
+        implemented_total=implemented.count() if len(capabilities) == MAX_CAPABILITIES_SHOWN else len(capabilities),
+    )
     return text, tokens, len(views)
 
 
@@ -114,7 +136,7 @@ import re  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 from django.contrib.postgres.aggregates import ArrayAgg  # noqa: E402
-from django.db.models import CharField, Count, F, Func, Q  # noqa: E402
+from django.db.models import CharField, Count, Func, Q  # noqa: E402
 
 TIMEFRAME_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
 

@@ -11,7 +11,24 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def text_message(text: str, model: str = "claude-sonnet-5", input_tokens=500, output_tokens=80) -> dict:
+def usage(input_tokens: int, output_tokens: int, cache_read: int | None, cache_creation: int | None) -> dict:
+    """The response's usage; the cache counts only when given (an API answer without them is valid too)."""
+    counts = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+    if cache_read is not None:
+        counts["cache_read_input_tokens"] = cache_read
+    if cache_creation is not None:
+        counts["cache_creation_input_tokens"] = cache_creation
+    return counts
+
+
+def text_message(
+    text: str,
+    model: str = "claude-sonnet-5",
+    input_tokens=500,
+    output_tokens=80,
+    cache_read: int | None = None,
+    cache_creation: int | None = None,
+) -> dict:
     return {
         "id": "msg_text",
         "type": "message",
@@ -20,11 +37,17 @@ def text_message(text: str, model: str = "claude-sonnet-5", input_tokens=500, ou
         "content": [{"type": "text", "text": text}],
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        "usage": usage(input_tokens, output_tokens, cache_read, cache_creation),
     }
 
 
-def tool_use_message(*uses: tuple[str, str, dict], text: str = "", model: str = "claude-sonnet-5") -> dict:
+def tool_use_message(
+    *uses: tuple[str, str, dict],
+    text: str = "",
+    model: str = "claude-sonnet-5",
+    cache_read: int | None = None,
+    cache_creation: int | None = None,
+) -> dict:
     """A response calling tools: each use is (tool_use id, tool name, input)."""
     content = [{"type": "text", "text": text}] if text else []
     content += [
@@ -38,7 +61,7 @@ def tool_use_message(*uses: tuple[str, str, dict], text: str = "", model: str = 
         "content": content,
         "stop_reason": "tool_use",
         "stop_sequence": None,
-        "usage": {"input_tokens": 400, "output_tokens": 60},
+        "usage": usage(400, 60, cache_read, cache_creation),
     }
 
 

@@ -3,8 +3,10 @@
 import pytest
 
 from chatmemory import services
+from chatmemory.facts import render_fact_line
 from chatmemory.models import UserFact
-from chatmemory.prompt import MODE_ADDENDA
+from chatmemory.prompt import MODE_ADDENDA, PERSONA, TIER_ADDENDA, TRUST_RULES
+from chatmemory.selectors import fact_lines
 from chatmemory.tools import TOOLS
 from tests.anthropic_stub import AnthropicStub, text_message, tool_use_message
 from tests.dbroles import owner_connection
@@ -22,6 +24,11 @@ def stub(settings, monkeypatch):
     with AnthropicStub() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)  # read by the SDK itself
         yield server
+
+
+def system_text(request) -> str:
+    """The system prompt a request sent, as the text its blocks spell (chatmemory.prompt.SEGMENT_SEPARATOR)."""
+    return "\n\n".join(block["text"] for block in request["body"]["system"])
 
 
 def post(api, body, status=200):
@@ -54,13 +61,18 @@ def test_a_round_trip_where_the_model_remembers_then_answers(owner_api, owner, s
     assert call["name"] == "remember" and call["error"] is None
     fact = UserFact.objects.get(pk=call["result"]["id"])
     assert (fact.owner, fact.source, fact.confidence, fact.topic) == (owner, "chat", "asserted", "risk")
-    assert body["usage"] == {"input_tokens": 900, "output_tokens": 140}
+    assert body["usage"] == {
+        "input_tokens": 900,
+        "output_tokens": 140,
+        "cache_read_input_tokens": 0,  # the stub's answers carry no cache counts: none
+        "cache_creation_input_tokens": 0,
+    }
     first, second = stub.requests
     assert first["path"] == "/v1/messages"
     assert first["body"]["model"] == "claude-sonnet-5"
     assert [tool["name"] for tool in first["body"]["tools"]] == list(TOOLS)
     assert first["body"]["messages"] == ASK["messages"]
-    assert MODE_ADDENDA["coach"] in first["body"]["system"]  # the default mode
+    assert MODE_ADDENDA["coach"] in system_text(first)  # the default mode
     # the conversation sent back: the trader's message, the model's tool call as it made it, the result
     assert second["body"]["messages"][:2] == [
         ASK["messages"][0],
@@ -88,7 +100,7 @@ def test_facts_are_injected_and_bumped_only_on_real_turns(owner_api, owner, stub
     )
     stub.respond(text_message("Hi."))
     post(owner_api, {**ASK, "mode": "ops"})
-    system = stub.requests[0]["body"]["system"]
+    system = system_text(stub.requests[0])
     assert f"## What I know about you\n- [symbols] Trades BTC and ETH only. (fact {fact.pk.hex[:8]})" in system
     assert MODE_ADDENDA["ops"] in system
     fact.refresh_from_db()
@@ -149,7 +161,7 @@ def test_focus_names_the_traders_own_objects_only(owner_api, owner, other_api, s
     deployment = DeploymentFactory(skill_version__skill__owner=owner, skill_version__skill__name="Scalper")
     stub.respond(text_message("ok"))
     post(owner_api, {**ASK, "focus": {"deployment_id": deployment.pk}})
-    assert f"## Focus\n- deployment {deployment.pk}: skill 'Scalper'" in stub.requests[0]["body"]["system"]
+    assert f"## Focus\n- deployment {deployment.pk}: skill 'Scalper'" in system_text(stub.requests[0])
     response = other_api.post(URL, {**ASK, "focus": {"deployment_id": deployment.pk}}, format="json")
     assert response.status_code == 404
 
@@ -180,3 +192,55 @@ def test_the_model_unreachable_after_retries_is_502(owner_api, stub):
 
 def test_anonymous_is_401(anon_api):
     assert anon_api.post(URL, ASK, format="json").status_code == 401
+
+
+def render_fact(fact) -> str:
+    return render_fact_line(fact_lines([fact])[0])
+
+
+# -- prompt caching (ADR-0020: the system prompt's stable prefix is cached) ---------------------------------------
+
+
+def test_the_system_prompt_goes_as_blocks_with_cache_breakpoints_after_its_stable_prefixes(owner_api, owner, stub):
+    fact = services.fact_create(
+        owner=owner, fact="Trades BTC and ETH only.", topic="symbols", source="profile", confidence="asserted"
+    )
+    deployment = DeploymentFactory(skill_version__skill__owner=owner, skill_version__skill__name="Scalper")
+    stub.respond(text_message("One."), text_message("Two."), text_message("Three."))
+    post(owner_api, ASK)  # coach, no focus
+    post(owner_api, {**ASK, "focus": {"deployment_id": deployment.pk}})  # the same session, now with a focus
+    post(owner_api, {**ASK, "mode": "ops"})  # another mode
+    first, second, third = (request["body"]["system"] for request in stub.requests)
+    breakpoint_ = {"type": "ephemeral"}
+    trader = "\n\n".join([PERSONA, TIER_ADDENDA["standard"], f"## What I know about you\n{render_fact(fact)}"])
+    assert first == [
+        {"type": "text", "text": trader, "cache_control": breakpoint_},
+        {"type": "text", "text": f"{MODE_ADDENDA['coach']}\n\n{TRUST_RULES}", "cache_control": breakpoint_},
+    ]
+    # the focus changes every turn: it comes after the last breakpoint, and the cached prefix is byte for byte
+    # the same (the facts were bumped after the first turn: their block did not change)
+    assert second[:2] == first
+    version = deployment.skill_version.version
+    focus = f"## Focus\n- deployment {deployment.pk}: skill 'Scalper' v{version}, paper, running"
+    assert second[2:] == [{"type": "text", "text": focus}]
+    assert "cache_control" not in second[2]
+    # another mode keeps the trader's prefix, so its breakpoint still hits
+    assert third[0] == first[0]
+    assert third[1] == {"type": "text", "text": f"{MODE_ADDENDA['ops']}\n\n{TRUST_RULES}", "cache_control": breakpoint_}
+    # the tools come before the system prompt in the cached prefix: the same on every call
+    assert stub.requests[0]["body"]["tools"] == stub.requests[1]["body"]["tools"] == stub.requests[2]["body"]["tools"]
+
+
+def test_usage_adds_up_the_cache_reads_and_writes_of_every_call_of_the_turn(owner_api, stub):
+    stub.respond(
+        tool_use_message(("toolu_1", "get_my_deployments", {}), cache_creation=2100),
+        text_message("None running.", input_tokens=35, output_tokens=12, cache_read=2100, cache_creation=120),
+    )
+    body = post(owner_api, ASK)
+    assert body["usage"] == {
+        "input_tokens": 400 + 35,
+        "output_tokens": 60 + 12,
+        "cache_read_input_tokens": 2100,
+        "cache_creation_input_tokens": 2100 + 120,
+    }
+    assert stub.requests[1]["body"]["system"] == stub.requests[0]["body"]["system"]  # the second call reads the first's

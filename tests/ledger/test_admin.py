@@ -63,3 +63,16 @@ def test_the_manual_sections_settings_are_shown_on_the_version_and_its_skill(sta
     assert "Manual token cap" in content and "1234" in content
     skill_page = staff_client.get(reverse("admin:ledger_skill_change", args=[version.skill_id])).content.decode()
     assert "Manual k" in skill_page and "1234" in skill_page
+
+
+def test_the_reflection_model_override_is_shown_on_the_version_and_its_skill(staff_client, deployment):
+    version = deployment.skill_version
+    version.reflection_model_override = "claude-opus-4-5-20251101"
+    version.save()
+    changelist = staff_client.get(reverse("admin:ledger_skillversion_changelist"))
+    assert "reflection_model_override" in changelist.context["cl"].list_display
+    assert "claude-opus-4-5-20251101" in changelist.content.decode()
+    page = staff_client.get(reverse("admin:ledger_skillversion_change", args=[version.pk])).content.decode()
+    assert "Reflection model override" in page and "claude-opus-4-5-20251101" in page
+    skill_page = staff_client.get(reverse("admin:ledger_skill_change", args=[version.skill_id])).content.decode()
+    assert "Reflection model override" in skill_page and "claude-opus-4-5-20251101" in skill_page

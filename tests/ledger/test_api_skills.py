@@ -1,6 +1,6 @@
 import pytest
 
-from ledger.models import Skill, SkillVersion
+from ledger.models import REFLECTION_MODEL_RULE, Skill, SkillVersion
 from tests.factories import SkillFactory, SkillVersionFactory
 
 SKILLS = "/api/v1/skills/"
@@ -61,6 +61,13 @@ class TestSkillCreate:
             ("manual_token_cap", 49, "must be between 50 and 2000"),
             ("manual_token_cap", 2001, "must be between 50 and 2000"),
             ("manual_token_cap", 1.5, "must be an integer; must be between 50 and 2000"),
+            *[
+                ("reflection_model_override", bad, REFLECTION_MODEL_RULE)
+                for bad in ("gpt-4o", "Claude-Haiku-4-5", "claude-haiku--4-5", "claude-haiku_4_5", "claude-")
+            ],
+            ("reflection_model_override", "", "must not be blank"),
+            ("reflection_model_override", "claude-" + "x" * 58, "must be at most 64 characters"),
+            ("reflection_model_override", 5, "must be a string"),
         ],
     )
     def test_it_names_the_field_and_rule_and_writes_nothing(self, owner_api, field, value, message):
@@ -113,6 +120,7 @@ _DEFAULTS = {
     "manual_enabled": True,
     "manual_k": 3,
     "manual_token_cap": 400,
+    "reflection_model_override": None,
 }
 
 
@@ -174,6 +182,30 @@ class TestSkillVersions:
         first, second = SkillVersion.objects.filter(skill_id=skill_id).order_by("version")
         assert (first.manual_enabled, first.manual_k, first.manual_token_cap) == (True, 10, 2000)
         assert (second.manual_enabled, second.manual_k, second.manual_token_cap) == (False, 1, 50)
+
+    def test_it_keeps_a_reflection_model_override_per_version(self, owner_api, owner):
+        created = owner_api.post(
+            SKILLS, _skill_body(reflection_model_override="claude-opus-4-5-20251101"), format="json"
+        )
+        assert created.status_code == 201, created.json()
+        assert created.json()["latest_version"]["reflection_model_override"] == "claude-opus-4-5-20251101"
+        skill_id = created.json()["id"]
+        response = owner_api.post(
+            f"{SKILLS}{skill_id}/versions/", {"strategy_text": "x", "reflection_model_override": None}, format="json"
+        )
+        assert response.status_code == 201, response.json()
+        assert response.json()["reflection_model_override"] is None
+        first, second = SkillVersion.objects.filter(skill_id=skill_id).order_by("version")
+        assert (first.reflection_model_override, second.reflection_model_override) == ("claude-opus-4-5-20251101", None)
+        listed = owner_api.get(f"{SKILLS}{skill_id}/versions/").json()["results"]
+        assert [v["reflection_model_override"] for v in listed] == [None, "claude-opus-4-5-20251101"]
+
+    def test_the_database_refuses_a_reflection_model_outside_the_pattern(self, owner):
+        from django.db import IntegrityError, transaction
+
+        version = SkillVersionFactory(skill=SkillFactory(owner=owner), version=1)
+        with pytest.raises(IntegrityError, match="skill_version_reflection_model_override_valid"), transaction.atomic():
+            SkillVersion.objects.filter(pk=version.pk).update(reflection_model_override="gpt-4o")
 
     @pytest.mark.parametrize(("field", "value"), [("manual_k", 11), ("manual_token_cap", 10_000)])
     def test_the_database_refuses_manual_settings_out_of_range(self, owner, field, value):

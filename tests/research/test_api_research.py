@@ -3,6 +3,8 @@ the prompt context, owner isolation and bad input."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from research.models import CapabilityRequest, Experiment, Hypothesis
@@ -153,7 +155,8 @@ def test_the_prompt_context_has_the_history_and_open_hypotheses_with_a_token_est
     assert response.status_code == 200
     assert_matches_schema(response)
     body = response.json()
-    assert body["text"].startswith("## Experiment History")
+    assert body["text"].startswith("## How to Use Your Experiment History\n\n- Each experiment below is an observation")
+    assert "\n\n## Experiment History\n\n" in body["text"]
     assert "**exp_20251228_001** (2025-12-28)" in body["text"]
     assert "- Context: RSI + DI | 1h | EURUSD | zigzag 1.5% | NN [32,16]" in body["text"]
     assert "- Results: 64.8% test (66.5% val, 1.7pp gap) | Sharpe 0.42" in body["text"]
@@ -214,3 +217,27 @@ def test_ids_continue_after_the_highest_and_the_context_counts_hidden_open_hypot
     text = owner_api.get("/api/v1/research/context/").json()["text"]
     assert "(7 more open hypotheses not shown)" in text  # 27 open, 20 shown
     assert "- H_45: idea 45 (untested)" in text and "H_001" not in text.split("## Open Hypotheses")[1]
+
+
+def test_the_context_lists_the_capabilities_staff_implemented_under_available_resources(
+    owner_api, other_api, other, curator
+):
+    import datetime as dt
+
+    from research import services
+
+    record(owner_api, "exp_20251228_001")  # requests req_001: pending, not available yet
+    text = owner_api.get("/api/v1/research/context/").json()["text"]
+    assert text.endswith("## Available Resources\n\nNo requested capabilities implemented yet.")
+    request = CapabilityRequest.objects.get(request_id="req_001")
+    services.request_review(request=request, status="approved", by=curator)
+    services.request_review(request=request, status="implemented", by=curator, today=dt.date(2026, 1, 5))
+    CapabilityRequest.objects.create(owner=other, request_id="req_001", capability="theirs", requested=dt.date(2026, 1, 1),
+                                     status="implemented", implemented=dt.date(2026, 1, 2))  # fmt: skip
+    body = owner_api.get("/api/v1/research/context/").json()
+    assert body["text"].endswith(
+        "## Available Resources\n\nCapabilities implemented at your request (use them):\n"
+        "- req_001: 5m data aligned with 1h bars (implemented 2026-01-05)"
+    )
+    assert body["token_estimate"] == math.ceil(len(body["text"]) / 4)
+    assert "- req_001: theirs" in other_api.get("/api/v1/research/context/").json()["text"]
