@@ -11,6 +11,13 @@ chunks (the highest ids): a trader's recent notes before old ones.
 
 One scan per term (at most `p_per_term_cap` rows each), each planned for its own literal: the planner
 takes the GIN index for a rare term and the trader's rows for a common one.
+
+`p_workspace_path` narrows the workspace files to those whose path matches it (a case-insensitive
+regular expression, `~*`; NULL: every workspace file), inside the scans, so the per-term cap and the
+`p_top` cut count only what the caller may show: the per-tick context's manual section passes
+recall.models.MANUAL_PATH_REGEX (of the workspace files, the manual only; playbooks and runbooks have
+sources of their own). It only narrows: the trader's scope applies as before. recall 0004 dropped the
+function's seven-argument form (this one's default keeps a seven-argument call valid).
 """
 
 from access.row_security import DefinerFunction
@@ -18,7 +25,7 @@ from access.row_security import DefinerFunction
 KEYWORD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
-    p_per_term_cap integer, p_top integer
+    p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL
 ) RETURNS TABLE(id bigint, weight double precision)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $fn$
 DECLARE
@@ -34,7 +41,8 @@ BEGIN
         scans := scans || format(
             '(SELECT c.id, %s AS term FROM public.recall_chunks c WHERE c.search_vector @@ %L::tsquery'
             ' AND ((c.owner_id = $1 AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
-            ' OR c.owner_id IS NULL) AND ($3::text[] IS NULL OR c.source = ANY($3)) LIMIT $4)',
+            ' OR c.owner_id IS NULL) AND ($3::text[] IS NULL OR c.source = ANY($3))'
+            ' AND ($7::text IS NULL OR c.source <> ''workspace'' OR c.path ~* $7) LIMIT $4)',
             i, '''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || ''''
         );
     END LOOP;
@@ -45,12 +53,12 @@ BEGIN
         'SELECT m.id, SUM(($5::double precision[])[m.term]) AS weight FROM (%s) AS m'
         ' GROUP BY m.id ORDER BY weight DESC, m.id DESC LIMIT $6',
         array_to_string(scans, ' UNION ALL ')
-    ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top;
+    ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top, p_workspace_path;
 END
 $fn$
 """
 KEYWORD_FUNCTION_SIGNATURE = (
-    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer)"
+    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text)"
 )
 
 KEYWORD_CANDIDATES = DefinerFunction(KEYWORD_FUNCTION_SIGNATURE, KEYWORD_FUNCTION)
