@@ -18,11 +18,12 @@ block, no goal), and the memory block's token estimate for A, B and C.
 
 The manual section (`## From your manual and playbooks`, agentcontext.manual) is on for A, B and C: the trader
 has a TRADING_MANUAL.md of MANUAL_SECTIONS sections, --notes other workspace and journal files that match the
-same words (left out of the section after the search), staff playbooks and runbooks, and --others other traders
-with --notes files each (all indexed through recall's document_upsert; no embedding: the section reads the keyword
-side only). A0 is A with the section off (a skill version with manual_enabled false): its context is measured
-beside A's over HTTP, and in process the section's build alone (`agentcontext.selectors.manual_section`) beside
-the memory block without it and with it, in the trader's scope.
+same words (never in the section: recall's search reads the manual alone of the workspace files), staff playbooks
+and runbooks, and --others other traders with --notes files each (all indexed through recall's document_upsert;
+no embedding: the section reads the keyword side only). A0 is A with the section off (a skill version with
+manual_enabled false): its context is measured beside A's over HTTP, and in process the section's build alone
+(`agentcontext.selectors.manual_section`) beside the memory block without it and with it, in the trader's scope,
+then where the section's time goes (per kind of statement, the Python rest, the candidate function alone).
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ class SearchScope:
             clauses.append(f"{alias}.source = ANY(%s)")
             params.append(list(self.sources))
         if self.workspace_path is not None:
-            clauses.append(f"({alias}.source <> %s OR {alias}.path ~* %s)")
+            # regexp_like(…, 'i') is ~*, but planned without running the regex over the column's statistics
+            clauses.append(f"({alias}.source <> %s OR regexp_like({alias}.path, %s, 'i'))")
             params += [DocumentSource.WORKSPACE.value, self.workspace_path]
         return " AND ".join(clauses), params
 

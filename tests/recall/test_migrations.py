@@ -12,6 +12,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 
+from access import policies, scope
 from access.roles import as_owner
 from recall import services
 from recall.models import Chunk, Document
@@ -20,12 +21,24 @@ from tests.factories import DeploymentFactory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE, RULE = ("recall", "0002_lexeme_stats"), ("recall", "0003_one_manual_per_deployment")
+SEVEN_ARGUMENTS = "recall_keyword_candidates(text[],double precision[],bigint,bigint,text[],integer,integer)"
+# The seven-argument form as a database from before recall 0004 holds it (its body does not matter here).
+OLD_KEYWORD_FUNCTION = f"""
+CREATE FUNCTION public.{SEVEN_ARGUMENTS.replace(",", ", ")} RETURNS TABLE(id bigint, weight double precision)
+LANGUAGE sql STABLE AS $$ SELECT NULL::bigint, NULL::double precision WHERE false $$
+"""
 
 
 def migrate(target) -> None:
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate([target])
+
+
+def latest() -> tuple[str, str]:
+    """recall's newest migration: where a test that migrated back leaves the database."""
+    (leaf,) = MigrationExecutor(connection).loader.graph.leaf_nodes("recall")
+    return leaf
 
 
 def applied() -> set:
@@ -93,7 +106,7 @@ def test_duplicates_are_refused_with_their_list_until_the_trader_keeps_one(owner
                 legacy_manual(owner, "TRADING_MANUAL.md")
         finally:
             Document.objects.filter(path__iregex=r"trading_manual\.md$").delete()
-            migrate(RULE)
+            migrate(latest())
 
 
 def test_the_command_refuses_a_document_that_is_not_a_manual(owner):
@@ -102,3 +115,25 @@ def test_the_command_refuses_a_document_that_is_not_a_manual(owner):
         call_command("recall_manuals", keep=[notes.pk], stdout=io.StringIO())
     with pytest.raises(CommandError, match="no document 999999"):
         call_command("recall_manuals", keep=[999999], stdout=io.StringIO())
+
+
+def test_0004_leaves_one_keyword_function_and_a_seven_argument_call_keeps_its_meaning(owner):
+    services.document_upsert(owner=owner, path="notes.md", content="# Notes\nbreakout\n", source="workspace")
+    with as_owner():
+        migrate(RULE)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(OLD_KEYWORD_FUNCTION)
+        finally:
+            migrate(latest())
+            policies.install()  # as after every migrate
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'recall_keyword_candidates'")
+            assert [row[0] for row in cursor.fetchall()] == [SEVEN_ARGUMENTS.replace(")", ",text)")]
+    call = "SELECT count(*) FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 9, 9{})"
+    with scope.owner_scope(owner), connection.cursor() as cursor:
+        counts = []
+        for extra, params in (("", []), (", NULL", []), (", %s", [r"(^|/)trading_manual\.md$"])):
+            cursor.execute(call.format(extra), [owner.pk, *params])
+            counts.append(cursor.fetchone()[0])
+    assert counts == [1, 1, 0]  # the manual only: notes.md is not it
