@@ -21,6 +21,14 @@ rather than `~*`: the planner estimates an operator's selectivity by running the
 column's statistics (a histogram and common values, ~0.2 ms of planning per scan), a function's it
 does not. recall 0004 dropped the function's seven-argument form (this one's default keeps a
 seven-argument call valid).
+
+`ROWS 20`: the planner's guess of how many ids come back. At PostgreSQL's default for a set-returning
+function (1000) it joined recall/selectors.py's `_KEYWORD` to them by hashing them and reading every
+chunk of the table (0.45 ms at 8k chunks, and growing with the table, whoever's they are); at 20 it
+looks each id up by primary key, which costs what the candidates cost (at most `p_top`, a few hundred
+cached probes). Measured in one run, interleaved (bench/context_latency.py's data, 8k chunks): the
+manual section and plain keyword searches 1.5-2 ms faster (of 7-11 ms, on a loaded 2-core machine), the same
+hits; at 200 the plan was the one of 1000.
 """
 
 from access.row_security import DefinerFunction
@@ -30,7 +38,7 @@ CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
     p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL
 ) RETURNS TABLE(id bigint, weight double precision)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20 SET search_path = pg_catalog, public, pg_temp AS $fn$
 DECLARE
     scans text[] := '{}';
 BEGIN
