@@ -38,7 +38,6 @@ with a shorter citation may still fit). No row: None (the section is suppressed,
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,7 +57,6 @@ __all__ = [
     "ROW_TEXT_MIN_CHARS",
     "ManualChunk",
     "ManualSettings",
-    "is_section_source",
     "last_rejection_code",
     "manual_query",
     "manual_query_for",
@@ -68,6 +66,7 @@ __all__ = [
 MANUAL_HEADER = "## From your manual and playbooks"
 # Recall's document sources the section reads: the trader's manual is a workspace file (TRADING_MANUAL.md, any
 # folder, any case: recall.models.MANUAL_PATH_REGEX), the staff's playbooks and runbooks have sources of their own.
+# Of the workspace files recall reads the manual alone (recall.selectors.search's workspace_manual_only).
 MANUAL_SOURCES = ("workspace", "playbook", "runbook")
 # The relevance floor passed to recall's search as ``min_score`` (overridable per call). With the keyword side
 # alone a score is the share of the query's information a chunk matches (its BM25 over that of an average chunk
@@ -113,14 +112,6 @@ class ManualChunk:
     end_line: int
     text: str
     staff: bool
-
-
-def is_section_source(*, source: str, path: str) -> bool:
-    """A chunk the section may show: a playbook's or runbook's, or the manual's (a workspace file named
-    MANUAL_FILE_NAME in any folder and any case); other workspace files (SOUL.md, notes) are not."""
-    if source == "workspace":
-        return posixpath.basename(path).lower() == MANUAL_FILE_NAME.lower()
-    return source in MANUAL_SOURCES
 
 
 def last_rejection_code(inputs: ContextInputs) -> str:

@@ -13,7 +13,6 @@ from agentcontext.manual import (
     MANUAL_SOURCES,
     ManualChunk,
     ManualSettings,
-    is_section_source,
     manual_query_for,
     render_manual_section,
 )
@@ -33,11 +32,6 @@ MANUAL_KEY = "manual"
 _NEED_THE_LATEST_TICK = ("recent_activity", "open_positions", SIMILAR_SITUATIONS_KEY, MANUAL_KEY)
 _NEED_THE_OUTCOMES = (MANUAL_KEY,)
 _NEED_THE_OPEN_TRADES = (SIMILAR_SITUATIONS_KEY,)
-# Chunks asked of recall before other workspace files (SOUL.md, notes) are left out, then the first k. When that
-# leaves fewer than k and recall had more to give, the search is asked again for MANUAL_FETCH_MAX: the keyword
-# side scores that many exactly whatever the limit (recall.bm25.RESCORE_TOP), so more would cost more for nothing.
-MANUAL_FETCH_MIN = 20
-MANUAL_FETCH_MAX = 200
 
 
 def manual_settings(skill_version: SkillVersion) -> ManualSettings:
@@ -134,11 +128,10 @@ def manual_section(
 
     The chunks are the trader's manual (for all its deployments or ``deployment_id``'s; never another
     deployment's or another trader's: recall's scope and row-level security) and the playbooks and runbooks
-    (staff's, global) that recall's search ranks best for ``agentcontext.manual.manual_query_for(inputs)``;
-    other workspace files are left out after the search (search filters by source, not by path), so it is
-    asked for more than ``k``: MANUAL_FETCH_MIN, then MANUAL_FETCH_MAX when the first page was full and left
-    fewer than ``k`` (a trader whose notes outrank the manual). A manual chunk ranked below MANUAL_FETCH_MAX
-    other workspace chunks is not shown.
+    (staff's, global) that recall's search ranks best for ``agentcontext.manual.manual_query_for(inputs)``:
+    one search for ``k`` hits, of ``MANUAL_SOURCES`` with the workspace files narrowed to the manual where
+    recall fetches its candidates (``workspace_manual_only``), so the trader's other files (SOUL.md, notes,
+    however many outrank the manual) neither show nor crowd it out.
 
     Keyword side only (no embedder): the section is a function of the tick and of the readable chunks'
     text, which a document write changes in its own transaction (chunks, and the BM25 document frequencies
@@ -152,33 +145,28 @@ def manual_section(
     query = manual_query_for(inputs)
     if not query:
         return None
-    fetch = max(MANUAL_FETCH_MIN, 4 * settings.k)
-    while True:
-        outcome = recall_selectors.search(
-            user=user,
-            query=query,
-            k=fetch,
-            sources=MANUAL_SOURCES,
-            deployment_id=deployment_id,
-            min_score=min_score,
-            now=inputs.last_tick.tick_at,
-            embedder=None,
+    outcome = recall_selectors.search(
+        user=user,
+        query=query,
+        k=settings.k,
+        sources=MANUAL_SOURCES,
+        workspace_manual_only=True,
+        deployment_id=deployment_id,
+        min_score=min_score,
+        now=inputs.last_tick.tick_at,
+        embedder=None,
+    )
+    chunks = [
+        ManualChunk(
+            path=hit.candidate.path,
+            start_line=hit.candidate.start_line,
+            end_line=hit.candidate.end_line,
+            text=hit.candidate.snippet,
+            staff=hit.candidate.staff_document,
         )
-        chunks = [
-            ManualChunk(
-                path=hit.candidate.path,
-                start_line=hit.candidate.start_line,
-                end_line=hit.candidate.end_line,
-                text=hit.candidate.snippet,
-                staff=hit.candidate.staff_document,
-            )
-            for hit in outcome.hits
-            if is_section_source(source=hit.candidate.source_type, path=hit.candidate.path)
-        ]
-        if len(chunks) >= settings.k or len(outcome.hits) < fetch or fetch >= MANUAL_FETCH_MAX:
-            break
-        fetch = MANUAL_FETCH_MAX
-    return render_manual_section(chunks[: settings.k], token_cap=settings.token_cap)
+        for hit in outcome.hits
+    ]
+    return render_manual_section(chunks, token_cap=settings.token_cap)
 
 
 def _with_similar_situations(

@@ -18,11 +18,12 @@ block, no goal), and the memory block's token estimate for A, B and C.
 
 The manual section (`## From your manual and playbooks`, agentcontext.manual) is on for A, B and C: the trader
 has a TRADING_MANUAL.md of MANUAL_SECTIONS sections, --notes other workspace and journal files that match the
-same words (left out of the section after the search), staff playbooks and runbooks, and --others other traders
-with --notes files each (all indexed through recall's document_upsert; no embedding: the section reads the keyword
-side only). A0 is A with the section off (a skill version with manual_enabled false): its context is measured
-beside A's over HTTP, and in process the section's build alone (`agentcontext.selectors.manual_section`) beside
-the memory block without it and with it, in the trader's scope.
+same words (never in the section: recall's search reads the manual alone of the workspace files), staff playbooks
+and runbooks, and --others other traders with --notes files each (all indexed through recall's document_upsert;
+no embedding: the section reads the keyword side only). A0 is A with the section off (a skill version with
+manual_enabled false): its context is measured beside A's over HTTP, and in process the section's build alone
+(`agentcontext.selectors.manual_section`) beside the memory block without it and with it, in the trader's scope,
+then where the section's time goes (per kind of statement, the Python rest, the candidate function alone).
 
 Degrade, never fail (agentcontext.degrade): every section is read in a savepoint of its own under
 CONTEXT_SECTION_TIMEOUT_MS; the last table gives, in process, how long each section's reads take in A's, B's and C's
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import sys
 import time
 import uuid
@@ -429,6 +431,101 @@ def section_read_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[d
     return times, settings.CONTEXT_SECTION_TIMEOUT_MS
 
 
+def statement_kind(sql: str) -> str:
+    """Which of the manual section's statements sql is: recall.selectors.keyword_query's stats, the keyword
+    candidates (the SECURITY DEFINER function inside the exact BM25 of its best), _load_candidates, or other."""
+    if "recall_lexeme_stats" in sql:
+        return "stats"
+    if "recall_keyword_candidates" in sql:
+        return "keyword"
+    if "JOIN recall_documents" in sql:
+        return "load"
+    return "other"
+
+
+STATEMENT_KINDS = ("stats", "keyword", "load", "other")
+
+
+def manual_section_profile(ids: dict[str, int], rounds: int, warmup: int) -> list[list[str]]:
+    """In process, the trader's scope: where A's manual section spends its time, per kind of statement (p50 of the
+    per-call sums, and statements per call), the Python rest (the call's p50 minus its statements' p50s), and the
+    keyword statement's candidate function alone (EXPLAIN ANALYZE's Function Scan node, p50 over the rounds)."""
+    import re
+
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from access import scope
+    from agentcontext.selectors import manual_section, manual_settings
+    from bench._harness import QueryTimer, captured
+    from ledger import selectors
+    from ledger.models import Deployment
+
+    class KindTimer(QueryTimer):
+        def __call__(self, execute, sql, params, many, context):
+            started = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                self.current.append((statement_kind(sql), time.perf_counter() - started))
+
+    owner = get_user_model().objects.get(username="bench-trader")
+    deployment = Deployment.objects.select_related("skill_version").get(pk=ids["A"])
+    rows = []
+    with scope.owner_scope(owner):
+        inputs = selectors.context_inputs(deployment=deployment, recent_k=RECENT_TRADES_K)
+        settings = manual_settings(deployment.skill_version)
+
+        def section():
+            return manual_section(user=owner, deployment_id=deployment.pk, inputs=inputs, settings=settings)
+
+        for _ in range(warmup):
+            section()
+        timer = KindTimer()
+        totals, per_call = [], []
+        with connection.execute_wrapper(timer):
+            for _ in range(rounds):
+                timer.current = []
+                started = time.perf_counter()
+                section()
+                totals.append(time.perf_counter() - started)
+                per_call.append(timer.current)
+        in_sql = 0.0
+        for kind in STATEMENT_KINDS:
+            sums = [sum(seconds for k, seconds in call if k == kind) for call in per_call]
+            count = sum(1 for k, _ in per_call[0] if k == kind)
+            if count:
+                rows.append([f"statement: {kind}", count, ms(percentile(sums, 50)), ms(percentile(sums, 99))])
+                in_sql += percentile(sums, 50)
+        total = percentile(totals, 50)
+        rows.append(["Python (call p50 minus statements' p50s)", "", ms(total - in_sql), ""])
+        rows.append(["the section (call)", len(per_call[0]), ms(total), ms(percentile(totals, 99))])
+        keyword = [sql for sql in captured(section) if statement_kind(sql) == "keyword"]
+        node = re.compile(r"Function Scan on recall_keyword_candidates .*actual time=[0-9.]+\.\.([0-9.]+)")
+        for index, sql in enumerate(keyword):
+            function_ms, execution_ms = [], []
+            with connection.cursor() as cursor:
+                for _ in range(max(rounds // 4, 5)):
+                    cursor.execute(f"EXPLAIN (ANALYZE) {sql}")
+                    plan = "\n".join(row[0] for row in cursor.fetchall())
+                    found = node.search(plan)
+                    function_ms.append(float(found.group(1)) / 1000 if found else math.nan)
+                    execution = re.search(r"Execution Time: ([0-9.]+) ms", plan)
+                    execution_ms.append(float(execution.group(1)) / 1000 if execution else math.nan)
+            rows.append(
+                [
+                    f"  keyword #{index + 1}: its candidate function (EXPLAIN ANALYZE)",
+                    "",
+                    ms(percentile(function_ms, 50)),
+                    "",
+                ]
+            )
+            rows.append(
+                [f"  keyword #{index + 1}: the statement (EXPLAIN ANALYZE)", "", ms(percentile(execution_ms, 50)), ""]
+            )
+    return rows
+
+
 def same_context_at_k(ids: dict[str, int], k: int) -> tuple[int, int, bool]:
     """In process, same data: the memory block of A and B with recent_trades_k = k (both have >= k trades)."""
     from django.contrib.auth import get_user_model
@@ -538,6 +635,11 @@ def main(argv=None) -> int:
             f"{'manual section / block without it p50 (no goal)':<52}"
             f" {percentile(alone, 50) / percentile(without, 50):7.2f}"
         )
+        print(
+            f"\nin process, the trader's scope, {args.rounds} rounds after {args.warmup} warm-up: where A's manual"
+            " section spends its time"
+        )
+        print_table(["part", "per call", "p50 ms", "p99 ms"], manual_section_profile(ids, args.rounds, args.warmup))
         from ledger.models import MANUAL_TOKEN_CAP_DEFAULT
 
         shown = bodies["A"]["sections"]["manual"]

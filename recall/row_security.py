@@ -11,6 +11,24 @@ chunks (the highest ids): a trader's recent notes before old ones.
 
 One scan per term (at most `p_per_term_cap` rows each), each planned for its own literal: the planner
 takes the GIN index for a rare term and the trader's rows for a common one.
+
+`p_workspace_path` narrows the workspace files to those whose path matches it (a case-insensitive
+regular expression, as `~*`; NULL: every workspace file), inside the scans, so the per-term cap and the
+`p_top` cut count only what the caller may show: the per-tick context's manual section passes
+recall.models.MANUAL_PATH_REGEX (of the workspace files, the manual only; playbooks and runbooks have
+sources of their own). It only narrows: the trader's scope applies as before. `regexp_like(…, 'i')`
+rather than `~*`: the planner estimates an operator's selectivity by running the regex over the path
+column's statistics (a histogram and common values, ~0.2 ms of planning per scan), a function's it
+does not. recall 0005 dropped the function's seven-argument form (this one's default keeps a
+seven-argument call valid).
+
+`ROWS 20`: the planner's guess of how many ids come back. At PostgreSQL's default for a set-returning
+function (1000) it joined recall/selectors.py's `_KEYWORD` to them by hashing them and reading every
+chunk of the table (0.45 ms at 8k chunks, and growing with the table, whoever's they are); at 20 it
+looks each id up by primary key, which costs what the candidates cost (at most `p_top`, a few hundred
+cached probes). Measured in one run, interleaved (bench/context_latency.py's data, 8k chunks): the
+manual section and plain keyword searches 1.5-2 ms faster (of 7-11 ms, on a loaded 2-core machine), the same
+hits; at 200 the plan was the one of 1000.
 """
 
 from access.row_security import DefinerFunction
@@ -18,9 +36,9 @@ from access.row_security import DefinerFunction
 KEYWORD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
-    p_per_term_cap integer, p_top integer
+    p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL
 ) RETURNS TABLE(id bigint, weight double precision)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20 SET search_path = pg_catalog, public, pg_temp AS $fn$
 DECLARE
     scans text[] := '{}';
 BEGIN
@@ -34,7 +52,8 @@ BEGIN
         scans := scans || format(
             '(SELECT c.id, %s AS term FROM public.recall_chunks c WHERE c.search_vector @@ %L::tsquery'
             ' AND ((c.owner_id = $1 AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
-            ' OR c.owner_id IS NULL) AND ($3::text[] IS NULL OR c.source = ANY($3)) LIMIT $4)',
+            ' OR c.owner_id IS NULL) AND ($3::text[] IS NULL OR c.source = ANY($3))'
+            ' AND ($7::text IS NULL OR c.source <> ''workspace'' OR regexp_like(c.path, $7, ''i'')) LIMIT $4)',
             i, '''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || ''''
         );
     END LOOP;
@@ -45,12 +64,12 @@ BEGIN
         'SELECT m.id, SUM(($5::double precision[])[m.term]) AS weight FROM (%s) AS m'
         ' GROUP BY m.id ORDER BY weight DESC, m.id DESC LIMIT $6',
         array_to_string(scans, ' UNION ALL ')
-    ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top;
+    ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top, p_workspace_path;
 END
 $fn$
 """
 KEYWORD_FUNCTION_SIGNATURE = (
-    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer)"
+    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text)"
 )
 
 KEYWORD_CANDIDATES = DefinerFunction(KEYWORD_FUNCTION_SIGNATURE, KEYWORD_FUNCTION)

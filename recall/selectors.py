@@ -37,7 +37,17 @@ from django.shortcuts import get_object_or_404
 from memorysite.text import document_text_out
 from recall import bm25
 from recall.fusion import MAX_QUERY_TERMS, Candidate, FusionConfig, Hit, fuse, normalise_query_terms
-from recall.models import FTS_CONFIG, Chunk, Document, EditProposal, JournalEntry, ProposalStatus, TradeSituation
+from recall.models import (
+    FTS_CONFIG,
+    MANUAL_PATH_REGEX,
+    Chunk,
+    Document,
+    DocumentSource,
+    EditProposal,
+    JournalEntry,
+    ProposalStatus,
+    TradeSituation,
+)
 from recall.situations import SimilarSituation, render_similar_situations
 
 HNSW_EF_SEARCH = 400  # the iterative scan's candidate list: recall@10 against p95 (bench/recall_latency.py)
@@ -59,9 +69,19 @@ class SearchScope:
     owner_id: int | None
     deployment_id: int | None = None
     sources: tuple[str, ...] | None = None
+    # Of the workspace files, the manual only (TRADING_MANUAL.md in any folder and any case: MANUAL_PATH_REGEX);
+    # other sources are not narrowed. Both sides apply it where they fetch (the keyword side inside its SECURITY
+    # DEFINER function), so k hits are k of what the caller may show (the per-tick context's manual section).
+    workspace_manual_only: bool = False
+
+    @property
+    def workspace_path(self) -> str | None:
+        """The regular expression (case-insensitive) a workspace chunk's path must match, or None."""
+        return MANUAL_PATH_REGEX if self.workspace_manual_only else None
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
-        """WHERE clause: the trader's rows (all, or owner-level + one deployment's) and global rows."""
+        """WHERE clause: the trader's rows (all, or owner-level + one deployment's) and global rows, of
+        ``sources`` when given, and of the workspace files only those ``workspace_path`` matches when set."""
         clauses: list[str] = []
         params: list[object] = []
         if self.owner_id is None:
@@ -78,6 +98,10 @@ class SearchScope:
         if self.sources:
             clauses.append(f"{alias}.source = ANY(%s)")
             params.append(list(self.sources))
+        if self.workspace_path is not None:
+            # regexp_like(…, 'i') is ~*, but planned without running the regex over the column's statistics
+            clauses.append(f"({alias}.source <> %s OR regexp_like({alias}.path, %s, 'i'))")
+            params += [DocumentSource.WORKSPACE.value, self.workspace_path]
         return " AND ".join(clauses), params
 
 
@@ -131,10 +155,17 @@ def search(
     now: datetime,
     embedder=None,
     query_embedding: Sequence[float] | None = None,
+    workspace_manual_only: bool = False,
 ) -> SearchOutcome:
     """Owner-scoped hybrid search. ``embedder`` (or a precomputed ``query_embedding``) enables the
-    vector side; ``backend`` overrides the configured slot (benchmarks compare all three)."""
-    scope = SearchScope(user.pk if user is not None else None, deployment_id, tuple(sources) if sources else None)
+    vector side; ``backend`` overrides the configured slot (benchmarks compare all three);
+    ``workspace_manual_only`` reads the manual alone of the workspace files (``SearchScope``)."""
+    scope = SearchScope(
+        user.pk if user is not None else None,
+        deployment_id,
+        tuple(sources) if sources else None,
+        workspace_manual_only=workspace_manual_only,
+    )
     can_embed = embedder is not None or query_embedding is not None
     backend = effective_backend(backend, embedder_available=can_embed)
     timings: dict[str, float] = {}
@@ -227,7 +258,7 @@ _BM25 = f"""
 # index) the chunks with the highest idf sum; they are scored exactly here, under row-level security.
 _KEYWORD = f"""
     SELECT c.id, {_BM25} AS score FROM recall_chunks c
-    WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s) AS k)
+    WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s) AS k)
     ORDER BY score DESC, c.id
     LIMIT %s
 """  # noqa: S608 (constants)
@@ -305,6 +336,7 @@ def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) 
         sources,
         bm25.PER_TERM_CAP,
         max(bm25.RESCORE_TOP, limit),
+        scope.workspace_path,
         limit,
     ]
     with connection.cursor() as cursor:
@@ -384,14 +416,15 @@ def _vector_candidates(
 
 _CANDIDATES = """
     SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.text, c.source, c.updated_at, d.metadata,
-           {keyword_score} AS rank,
-           CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END AS cosine,
+           {keyword_score} AS rank, {cosine} AS cosine,
            c.owner_id IS NULL AS staff_document
            {embedding}
     FROM recall_chunks c
     JOIN recall_documents d ON d.id = c.document_id
     WHERE c.id = ANY(%s)
 """
+
+_COSINE = "CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END"
 
 
 def _load_candidates(
@@ -404,16 +437,23 @@ def _load_candidates(
 ) -> tuple[list[Candidate], dict[int, str]]:
     """The union of both sides' candidates, each scored on *both* sides (its BM25 and its cosine, found
     by that side or not), so a chunk one side missed is not scored 0 there; and each candidate's text
-    (the snippet is cut for the hits only)."""
+    (the snippet is cut for the hits only).
+
+    The keyword side scored its own candidates with this BM25 already (``_KEYWORD``): it is computed again
+    only when the vector side found chunks the keyword side did not; without a query vector there is no
+    cosine to compute (a keyword-only search, such as the per-tick context's manual section, reads rows)."""
     ids = set(fts_rows) | set(vec_rows)
     if not ids:
         return [], {}
-    scored = bool(keywords.idfs)
+    rescored = bool(keywords.idfs) and not set(vec_rows) <= set(fts_rows)
     sql = _CANDIDATES.format(
-        keyword_score=_BM25 if scored else "0", embedding=", c.embedding" if with_embeddings else ""
+        keyword_score=_BM25 if rescored else "0",
+        cosine="NULL" if vector is None else _COSINE,
+        embedding=", c.embedding" if with_embeddings else "",
     )
+    params = [*(keywords.score_params() if rescored else []), *([] if vector is None else [vector]), sorted(ids)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*(keywords.score_params() if scored else []), vector, sorted(ids)])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     candidates = []
     texts = {}
@@ -437,7 +477,7 @@ def _load_candidates(
                 source_type=row[6],
                 updated_at=row[7],
                 evergreen=bool((metadata or {}).get("evergreen")),
-                fts_rank=float(row[9]),
+                fts_rank=float(row[9]) if rescored else fts_rows.get(chunk_id, 0.0),
                 cosine=float(row[10]) if row[10] is not None else None,
                 found_by=found,
                 embedding=embedding,

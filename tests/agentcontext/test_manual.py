@@ -16,7 +16,6 @@ from agentcontext.manual import (
     ROW_TEXT_MAX_CHARS,
     ManualChunk,
     ManualSettings,
-    is_section_source,
     last_rejection_code,
     manual_query,
     manual_query_for,
@@ -130,25 +129,7 @@ class TestLastRejectionCode:
         assert last_rejection_code(inputs(outcomes=[rejected(5, "A"), rejected(1, "  ")])) == ""
 
 
-# -- the sources ----------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("source", "path", "shown"),
-    [
-        ("workspace", "TRADING_MANUAL.md", True),
-        ("workspace", "agents/btc/trading_manual.MD", True),
-        ("workspace", "SOUL.md", False),
-        ("workspace", "notes/TRADING_MANUAL.md.bak", False),
-        ("workspace", "notes/MY_TRADING_MANUAL.md", False),
-        ("playbook", "playbooks/funding.md", True),
-        ("runbook", "runbooks/outage.md", True),
-        ("journal", "TRADING_MANUAL.md", False),
-        ("backtest", "backtests/x.md", False),
-    ],
-)
-def test_only_the_manual_and_the_playbooks_and_runbooks_are_shown(source, path, shown):
-    assert is_section_source(source=source, path=path) is shown
+# -- the manual's name ----------------------------------------------------------------------------------
 
 
 def test_the_manual_is_recalls_manual():

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from access import scope
 from agentcontext.manual import MANUAL_HEADER, ManualSettings
@@ -16,6 +18,7 @@ from agentcontext.selectors import context_for_inputs, manual_section, manual_se
 from ledger.models import Deployment
 from ledger.sim import SimLedger
 from memorysite.text import estimate_tokens
+from recall import bm25
 from recall import services as recall_services
 from recall.embeddings import get_embedder
 from recall.models import Chunk
@@ -287,3 +290,78 @@ def test_notes_that_outrank_the_manual_do_not_crowd_it_out(owner_api, owner, dep
     situation(owner_api, deployment)
     section = context(owner_api, deployment)["sections"]["manual"]
     assert section == "\n".join([MANUAL_HEADER, EXPECTED.split("\n")[2]])
+
+
+def test_notes_past_recalls_rescoring_depth_do_not_crowd_out_the_manual_and_one_search_finds_it(
+    owner_api, owner, deployment
+):
+    """More notes than the keyword side scores exactly (bm25.RESCORE_TOP), each of them a better candidate than
+    the manual (a higher idf sum, and newer): were other workspace files dropped after the search, no page of it
+    would hold the manual. The section searches once, for what it may show."""
+    index(
+        owner, "TRADING_MANUAL.md", "# Trading manual\n\n## Quokka narwhal\nA quokka narwhal setup: halve the size.\n"
+    )
+    for n in range(bm25.RESCORE_TOP + 10):  # half hold quokka and axolotl, half narwhal and okapi: each term rarer
+        words = "quokka axolotl" if n % 2 else "narwhal okapi"  # than the manual's other one, so a note's sum wins
+        index(owner, f"notes/{n:03}.md", f"# Note {n}\n{words}\n")
+    proposal = {"kind": "propose_order", "symbol": "ETH", "reason": "quokka narwhal axolotl okapi"}
+    post(owner_api, deployment, 0, tick_body(0, proposed_action=proposal, engine={"kind": "executed"}))
+    context(owner_api, deployment)  # materialized
+    with CaptureQueriesContext(connection) as captured:
+        section = context(owner_api, deployment)["sections"]["manual"]
+    assert section == (
+        f"{MANUAL_HEADER}\n- [yours] TRADING_MANUAL.md:1-4 — # Trading manual ## Quokka narwhal A quokka narwhal"
+        " setup: halve the size."
+    )
+    statements = [query["sql"] for query in captured.captured_queries]
+    assert sum("recall_keyword_candidates" in sql for sql in statements) == 1
+    assert sum("recall_lexeme_stats" in sql for sql in statements) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "path", "shown"),
+    [
+        ("workspace", "TRADING_MANUAL.md", True),
+        ("workspace", "agents/btc/trading_manual.MD", True),
+        ("workspace", "SOUL.md", False),
+        ("workspace", "notes/TRADING_MANUAL.md.bak", False),
+        ("workspace", "notes/MY_TRADING_MANUAL.md", False),
+        ("workspace", "TRADING_MANUAL_md", False),
+        ("playbook", "playbooks/funding.md", True),
+        ("runbook", "runbooks/outage.md", True),
+        ("journal", "TRADING_MANUAL.md", False),
+        ("backtest", "backtests/x.md", False),
+    ],
+)
+def test_of_the_traders_files_only_the_manual_and_playbooks_and_runbooks_are_shown(
+    owner, deployment, source, path, shown
+):
+    index(owner, path, "# Notes\nR3_POSITION_CAP: halve the size.\n", source=source)
+    inputs = sim_inputs([(5, tick_body(5, BTC_LONG, proposed_action=BUY_ETH, engine=REJECTED))])
+    with scope.owner_scope(owner):
+        section = manual_section(
+            user=owner,
+            deployment_id=deployment.pk,
+            inputs=inputs,
+            settings=ManualSettings(enabled=True, k=5, token_cap=400),
+        )
+    assert rows(section) == ([f"- [yours] {path}:1-2 — # Notes R3_POSITION_CAP: halve the size."] if shown else [])
+
+
+def test_another_traders_or_deployments_manual_never_shows_however_well_it_matches(owner, other):
+    first, second = (DeploymentFactory(skill_version__skill__owner=owner) for _ in range(2))
+    words = "R3_POSITION_CAP propose_order ETH breakout above prior swing high BTC long"
+    index(owner, "TRADING_MANUAL.md", f"# First\naardvark: {words}.\n", deployment=first)
+    index(owner, "agents/TRADING_MANUAL.md", f"# Second\nzebracorn: {words}.\n", deployment=second)
+    index(other, "TRADING_MANUAL.md", f"# Theirs\nokapi: {words}.\n")
+    index(owner, "SOUL.md", f"# Soul\nquokka: {words}.\n")
+    inputs = sim_inputs([(5, tick_body(5, BTC_LONG, proposed_action=BUY_ETH, engine=REJECTED))])
+    settings = ManualSettings(enabled=True, k=10, token_cap=2000)
+    shown = {}
+    for user, deployment in ((owner, first), (owner, second), (other, None)):
+        with scope.owner_scope(user):
+            section = manual_section(
+                user=user, deployment_id=deployment and deployment.pk, inputs=inputs, settings=settings, min_score=0.0
+            )
+        shown[deployment.pk if deployment else None] = [row.split(" — ")[1].split(":")[0] for row in rows(section)]
+    assert shown == {first.pk: ["# First aardvark"], second.pk: ["# Second zebracorn"], None: ["# Theirs okapi"]}

@@ -1,6 +1,7 @@
 """Recall's migrations on a database from before them: 0003 (one manual per deployment scope) is refused with
 the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
-re-indexes the chunks already there with every word and counts their lexemes again."""
+re-indexes the chunks already there with every word and counts their lexemes again; 0005 leaves one keyword
+candidate function, whose seven-argument calls keep their meaning."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 
+from access import policies, scope
 from access.roles import as_owner
-from access.scope import owner_scope
 from recall import services
 from recall.models import Chunk, Document
 from tests.factories import DeploymentFactory
@@ -24,6 +25,12 @@ from tests.recall.test_search import search
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE, RULE = ("recall", "0002_lexeme_stats"), ("recall", "0003_one_manual_per_deployment")
+SEVEN_ARGUMENTS = "recall_keyword_candidates(text[],double precision[],bigint,bigint,text[],integer,integer)"
+# The seven-argument form as a database from before recall 0005 holds it (its body does not matter here).
+OLD_KEYWORD_FUNCTION = f"""
+CREATE FUNCTION public.{SEVEN_ARGUMENTS.replace(",", ", ")} RETURNS TABLE(id bigint, weight double precision)
+LANGUAGE sql STABLE AS $$ SELECT NULL::bigint, NULL::double precision WHERE false $$
+"""
 
 
 def migrate(target) -> None:
@@ -33,9 +40,8 @@ def migrate(target) -> None:
 
 
 def latest() -> tuple[str, str]:
-    """recall's newest migration: where the test database is left, as every other test expects it."""
-    executor = MigrationExecutor(connection)
-    (leaf,) = executor.loader.graph.leaf_nodes("recall")
+    """recall's newest migration: where a test that migrated back leaves the database."""
+    (leaf,) = MigrationExecutor(connection).loader.graph.leaf_nodes("recall")
     return leaf
 
 
@@ -128,7 +134,8 @@ def test_0004_indexes_every_word_of_the_chunks_written_before_it(owner):
             assert_in_step()
         finally:
             migrate(latest())
-    with owner_scope(owner):  # as a request's
+            policies.install()  # as after every migrate
+    with scope.owner_scope(owner):  # as a request's
         outcome = search(owner, "after the close", backend="fts", embedder=None)
     assert [c["path"] for c in outcome.citations()] == ["exits.md"]
 
@@ -139,3 +146,25 @@ def lexemes(path: str) -> set[str]:
             "SELECT DISTINCT unnest(tsvector_to_array(search_vector)) FROM recall_chunks WHERE path = %s", [path]
         )
         return {row[0] for row in cursor.fetchall()}
+
+
+def test_0005_leaves_one_keyword_function_and_a_seven_argument_call_keeps_its_meaning(owner):
+    services.document_upsert(owner=owner, path="notes.md", content="# Notes\nbreakout\n", source="workspace")
+    with as_owner():
+        migrate(RULE)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(OLD_KEYWORD_FUNCTION)
+        finally:
+            migrate(latest())
+            policies.install()  # as after every migrate
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'recall_keyword_candidates'")
+            assert [row[0] for row in cursor.fetchall()] == [SEVEN_ARGUMENTS.replace(")", ",text)")]
+    call = "SELECT count(*) FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 9, 9{})"
+    with scope.owner_scope(owner), connection.cursor() as cursor:
+        counts = []
+        for extra, params in (("", []), (", NULL", []), (", %s", [r"(^|/)trading_manual\.md$"])):
+            cursor.execute(call.format(extra), [owner.pk, *params])
+            counts.append(cursor.fetchone()[0])
+    assert counts == [1, 1, 0]  # the manual only: notes.md is not it

@@ -233,6 +233,22 @@ def test_sources_filter_and_per_source_cap(owner):
     assert any(c["path"] == "backtests/x.md" for c in capped)
 
 
+def test_workspace_manual_only_narrows_the_workspace_files_to_the_manual_on_either_side(owner, other):
+    index(owner, "agents/btc/Trading_Manual.md", "# Manual\nwombat rules: cut losers.\n")
+    index(owner, "SOUL.md", "# Soul\nwombat wombat rules.\n")
+    index(owner, "notes/TRADING_MANUAL.md.bak", "# Old\nwombat rules of old.\n")
+    index(owner, "journal/day.md", "# Journal\nwombat rules day.\n", source="journal")  # not a workspace file
+    index(None, "playbooks/wombat.md", "# Playbook\nwombat rules for the desk.\n", source="playbook")
+    index(other, "TRADING_MANUAL.md", "# Theirs\nwombat rules.\n")
+    narrowed = {"agents/btc/Trading_Manual.md", "journal/day.md", "playbooks/wombat.md"}
+    for backend in ("fts", "vector", "hybrid"):
+        options = {"backend": backend, "k": 50, "min_score": 0.0}
+        hits = search(owner, "wombat rules", workspace_manual_only=True, **options).citations()
+        assert {c["path"] for c in hits} == narrowed, backend
+        everything = {c["path"] for c in search(owner, "wombat rules", **options).citations()}
+        assert everything == narrowed | {"SOUL.md", "notes/TRADING_MANUAL.md.bak"}, backend
+
+
 def test_min_score_drops_weak_matches(owner):
     index(owner, "a.md", "# A\nstop stop stop loss placement\n")
     index(owner, "b.md", "# B\nweather in paris is mild\n")
