@@ -25,9 +25,9 @@ manual_enabled false): its context is measured beside A's over HTTP, and in proc
 (`agentcontext.selectors.manual_section`) beside the memory block without it and with it, in the trader's scope,
 then where the section's time goes (per kind of statement, the Python rest, the candidate function alone).
 
-Degrade, never fail (agentcontext.degrade): every section is read in a savepoint of its own under
-CONTEXT_SECTION_TIMEOUT_MS; the last table gives, in process, how long each section's reads take in A's, B's and C's
-context (savepoint included), and the timeout's margin over the slowest of them.
+Degrade, never fail (agentcontext.degrade): the sections' reads share one savepoint under CONTEXT_SECTION_TIMEOUT_MS,
+each allowed to fail on its own; the last table gives, in process, how long each section's reads take in A's, B's and
+C's context, and the timeout's margin over the slowest of them.
 """
 
 from __future__ import annotations
@@ -394,8 +394,8 @@ def manual_build_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[d
 
 
 def section_read_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[dict[str, dict[str, list[float]]], int]:
-    """In process, in the trader's scope: how long each section's reads take (agentcontext.degrade.SectionReads,
-    savepoints included) in A's, B's and C's context, against the per-section statement timeout. Returns
+    """In process, in the trader's scope: how long each section's reads take (agentcontext.degrade.SectionReads)
+    in A's, B's and C's context, against the per-section statement timeout. Returns
     {deployment: {section: [ms per round]}} and the timeout in ms; a degraded read makes the run fail."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -655,7 +655,7 @@ def main(argv=None) -> int:
         times, timeout_ms = section_read_times(ids, args.rounds, args.warmup)
         print(
             f"\nin process, the trader's scope, {args.rounds} rounds after {args.warmup} warm-up: each section's reads"
-            f" (agentcontext.degrade, savepoint included) against CONTEXT_SECTION_TIMEOUT_MS={timeout_ms}"
+            f" (agentcontext.degrade) against CONTEXT_SECTION_TIMEOUT_MS={timeout_ms}"
         )
         rows, slowest = [], 0.0
         for label, sections in times.items():

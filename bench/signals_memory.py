@@ -25,9 +25,10 @@ interleaved (order swapped every round); SMALL then also shows what the 1M rows 
 trader cost it.
 
   (a) what GET .../memory/ does after authentication, in process, by the product's own call
-      (signals.answers.market_memory_answer: market_for_memory, the query validated, the retrieval,
-      SET LOCAL statement_timeout + one LATERAL statement in a transaction, then the audit
-      INSERT, and each agent's memory formatted for its prompt, serialized);
+      (signals.answers.market_memory_answer: in one savepoint under SET LOCAL statement_timeout
+      (signals.selectors.memory_reads), market_for_memory, the query validated, the retrieval's one
+      LATERAL statement; then the audit INSERT, and each agent's memory formatted for its prompt,
+      serialized);
   (b) the retrieval statement alone (execute + fetchall, autocommit);
   (c) GET /api/v1/markets/{id}/memory/?agents=a,b,c,d&limit=3 to gunicorn (1 worker x 4 threads),
       one keep-alive connection per trader, `--http-rounds` rounds (0 skips it); in phase 2 with two
@@ -316,40 +317,52 @@ def memory_answer(user, market_id: int) -> dict:
 
 
 class Retrievals:
-    """While entered, signals.services.memory_for_agents (the module's global, so the product's own calls of it too)
-    is wrapped: `last` is (seconds, its retrieval's duration_ms as seconds, [first, end) of the statements the
-    QueryTimer saw inside it) of the latest call."""
+    """While entered, the retrieval (signals.selectors.get_all_agent_memories) and its audit
+    (signals.services.memory_audit) are wrapped (the modules' globals, so the product's own calls of them too):
+    `last` is (seconds from the retrieval's start to the audit's end, the retrieval's duration_ms as seconds,
+    [first, end) of the statements the QueryTimer saw in between) of the latest answer. In between: the
+    signals query, the end of the answer's reads block (timeout back, RELEASE) and the audit INSERT."""
 
     def __init__(self, timer: QueryTimer | None = None):
         self.timer = timer
         self.last: tuple[float, float, tuple[int, int]] = (0.0, 0.0, (0, 0))
-        self._patch = None
+        self._patches: list = []
 
     def __enter__(self) -> Retrievals:
         from unittest import mock
 
-        from signals import services
+        from signals import selectors, services
 
-        inner = services.memory_for_agents
+        retrieve, audit = selectors.get_all_agent_memories, services.memory_audit
+        started: list = [0.0, 0, 0.0]  # perf_counter, first statement, duration_ms of the latest retrieval
 
-        def memory_for_agents(**kwargs):
-            first = len(self.timer.current) if self.timer else 0
-            started = time.perf_counter()
-            outcome = inner(**kwargs)
-            elapsed = time.perf_counter() - started
-            self.last = (elapsed, outcome.duration_ms / 1000, (first, len(self.timer.current) if self.timer else 0))
+        def get_all_agent_memories(**kwargs):
+            started[0], started[1] = time.perf_counter(), len(self.timer.current) if self.timer else 0
+            outcome = retrieve(**kwargs)
+            started[2] = outcome.duration_ms
             return outcome
 
-        self._patch = mock.patch.object(services, "memory_for_agents", memory_for_agents)
-        self._patch.start()
+        def memory_audit(**kwargs):
+            outcome = audit(**kwargs)
+            end = len(self.timer.current) if self.timer else 0
+            self.last = (time.perf_counter() - started[0], started[2] / 1000, (started[1], end))
+            return outcome
+
+        self._patches = [
+            mock.patch.object(selectors, "get_all_agent_memories", get_all_agent_memories),
+            mock.patch.object(services, "memory_audit", memory_audit),
+        ]
+        for patch in self._patches:
+            patch.start()
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self._patch.stop()
+        for patch in self._patches:
+            patch.stop()
 
 
 def answer_call(t: dict, retrievals: Retrievals) -> Callable[[], tuple[float, float, tuple[int, int]]]:
-    """(a): the answer in process (memory_answer). Returns retrievals.last: memory_for_agents' seconds, its
+    """(a): the answer in process (memory_answer). Returns retrievals.last: the retrieval-to-audit seconds, its
     duration_ms, its statements."""
     user, market_id = t["user"], t["market"].pk
 
@@ -378,8 +391,8 @@ def statement_call(market) -> Callable[[], int]:
 
 VIEW_STEPS = (
     "token authentication (SELECT account_tokens by key hash)",
-    "the answer: market_memory_answer (market_for_memory, MemoryQuery, memory_for_agents, format x4, MemoryOutput)",
-    "  of which memory_for_agents (retrieval + audit INSERT)",
+    "the answer: market_memory_answer (market_for_memory, MemoryQuery, retrieval, audit, format x4, MemoryOutput)",
+    "  of which the retrieval to its audit (LATERAL statement, end of the reads block, audit INSERT)",
     "JSONRenderer().render",
 )
 
@@ -436,6 +449,10 @@ def sql_name(sql: str) -> str:
         return text.upper()
     if text.upper().startswith("SET"):
         return "SET LOCAL"
+    if "set_config('statement_timeout'" in text:  # memorysite.statement_timeout: set, then back
+        return "SET LOCAL statement_timeout" if "current_setting" in text else "statement_timeout back"
+    if text.upper().startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT")):
+        return text.rsplit(" ", 1)[0].upper()
     if "LATERAL" in text:
         return "SELECT agent_signals (LATERAL)"
     if match := re.match(r'(INSERT INTO|UPDATE|DELETE FROM) "?(\w+)"?', text, re.I):
@@ -508,7 +525,7 @@ def main(argv=None) -> int:
         query = f"?agents={','.join(AGENTS)}&limit={LIMIT}"
         paths = {"SMALL": f"/api/v1/markets/{traders['SMALL']['market'].pk}/memory/{query}"}
         timer = QueryTimer()
-        retrievals = stack.enter_context(Retrievals(timer))  # memory_for_agents timed inside the product's calls
+        retrievals = stack.enter_context(Retrievals(timer))  # the retrieval timed inside the product's calls
         results: dict[str, dict[str, list]] = {}  # "(a)/1" -> {label: [(seconds, returned, statements)]}
         http: dict[str, dict[str, list[float]]] = {}
         statements: dict[str, list[str]] = {}
@@ -674,12 +691,12 @@ def main(argv=None) -> int:
                 inside = sum(stmts[first:end])
                 by_part.setdefault("total", []).append(elapsed)
                 for index, (n, v) in enumerate(zip(sql_names, stmts, strict=True)):
-                    where = "memory_for_agents: " if first <= index < end else ""
+                    where = "retrieval: " if first <= index < end else ""
                     by_part.setdefault(f"  {where}{'BEGIN + ' if n == 'SET LOCAL' else ''}{n}", []).append(v)
-                by_part.setdefault("  memory_for_agents: the rest (COMMIT, rows -> signals, audit row)", []).append(
+                by_part.setdefault("  retrieval: the rest (rows -> signals, audit row in Python)", []).append(
                     memory - inside
                 )
-                by_part.setdefault("  of memory_for_agents, the retrieval's own duration_ms", []).append(retrieval)
+                by_part.setdefault("  of the retrieval, its own duration_ms", []).append(retrieval)
                 by_part.setdefault("  the rest: MemoryQuery, format x4, MemoryOutput (Python)", []).append(
                     elapsed - memory - (sum(stmts) - inside)
                 )

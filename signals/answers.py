@@ -34,15 +34,23 @@ def market_memory_answer(*, user, market_id: int, query) -> dict:
     database error or SIGNALS_QUERY_TIMEOUT_MS), an agent's formatting (any error) — gives empty memory
     ("No previous analysis available") for the agents it concerns, is logged, and is named in
     `degraded_steps` (`degraded` is true); the rest is served. A failed market lookup writes no audit row (the
-    audit names its market); a failed query's audit says why."""
-    market, lookup = selectors.market_for_memory(user=user, market_id=market_id)
-    options = validated(MemoryQuery, query)
+    audit names its market); a failed query's audit says why.
+
+    The market lookup and the signals query share one savepoint and one statement timeout
+    (``selectors.memory_reads``); the audit row is written after them."""
+    with selectors.memory_reads() as reads:
+        market, lookup = selectors.market_for_memory(user=user, market_id=market_id, reads=reads)
+        options = validated(MemoryQuery, query)
+        if market is not None:
+            retrieved = selectors.get_all_agent_memories(
+                market=market, agent_names=options["agents"], limit=options["limit"], reads=reads
+            )
     steps = set()
     if market is None:
         steps.add(STEP_MARKET)
         outcome = selectors.no_memories(market_id=market_id, agent_names=options["agents"], outcome=lookup)
     else:
-        outcome = services.memory_for_agents(market=market, agent_names=options["agents"], limit=options["limit"])
+        outcome = services.memory_audit(market=market, agent_names=options["agents"], outcome=retrieved)
         if not outcome.success:
             steps.add(STEP_SIGNALS)
     now = timezone.now()

@@ -5,9 +5,10 @@ Error policy (seed, "Error Handling"): a timeout (``SIGNALS_QUERY_TIMEOUT_MS``, 
 a rate limit (PostgreSQL refusing connections: too many clients) is retried with exponential
 backoff up to 3 times; another connection error is retried once after 1 s; a query error is not
 retried; rows failing validation are skipped. Every outcome is returned typed, for the audit log.
-The memory read's market lookup (``market_for_memory``) follows the same policy. Each read runs in a
-savepoint of its own under that timeout (the request's own timeout back afterwards), so a failed one
-leaves the rest of the request's transaction usable.
+The memory read's market lookup (``market_for_memory``) follows the same policy. The reads run under that
+timeout (the request's own timeout back afterwards) in one savepoint (``memory_reads``: the answer's market
+lookup and signals query share it), and a failed one rolls back to it, so the rest of the request's
+transaction stays usable.
 """
 
 from __future__ import annotations
@@ -16,17 +17,18 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 import psycopg.errors
 from django.conf import settings
-from django.db import DatabaseError, OperationalError, connection, transaction
+from django.db import DatabaseError, OperationalError, connection
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 
-from memorysite.statement_timeout import local_statement_timeout
+from memorysite.statement_timeout import TimedReads, timed_reads
 from signals.memory import MAX_SIGNALS, AgentMemoryContext, signal_from_row
 from signals.models import AgentSignal, Market, RetrievalErrorType, SignalEvolutionEvent
 
@@ -97,13 +99,26 @@ class RetrievalOutcome:
     memories: dict[str, AgentMemoryContext] = field(default_factory=dict)
 
 
-def _under_retry_policy(read: Callable[[], T], outcome: RetrievalOutcome, what: str) -> T | None:
-    """``read()`` (in a savepoint under SIGNALS_QUERY_TIMEOUT_MS) under the error policy: retried on a rate
-    limit or a connection error; when it gives up, ``outcome`` says why (logged, naming ``what``) and None."""
+def memory_reads() -> AbstractContextManager[TimedReads]:
+    """``with memory_reads() as reads:`` the reads of a memory answer (``market_for_memory``,
+    ``get_all_agent_memories``, given ``reads``) under SIGNALS_QUERY_TIMEOUT_MS in ONE savepoint
+    (``memorysite.statement_timeout.timed_reads``): four statements on the happy path however many reads, where
+    a savepoint and a timeout per read cost four each. Reads only: the audit row is written after the block."""
+    return timed_reads(settings.SIGNALS_QUERY_TIMEOUT_MS)
+
+
+def _under_retry_policy(
+    read: Callable[[], T], outcome: RetrievalOutcome, what: str, reads: TimedReads | None
+) -> T | None:
+    """``read()`` (one of ``reads``, or in a ``memory_reads`` block of its own) under the error policy: retried on
+    a rate limit or a connection error; when it gives up, ``outcome`` says why (logged, naming ``what``) and
+    None. A failed attempt has rolled the transaction back to the block's savepoint."""
+    if reads is None:
+        with memory_reads() as own:
+            return _under_retry_policy(read, outcome, what, own)
     while True:
         try:
-            with transaction.atomic(), local_statement_timeout(settings.SIGNALS_QUERY_TIMEOUT_MS):
-                return read()
+            return reads.attempt(read)
         except DatabaseError as exc:
             error_type = _classify(exc)
             if error_type == RetrievalErrorType.RATE_LIMIT and outcome.retry_attempts < RATE_LIMIT_RETRIES:
@@ -119,12 +134,18 @@ def _under_retry_policy(read: Callable[[], T], outcome: RetrievalOutcome, what: 
             outcome.retry_attempts += 1
 
 
-def market_for_memory(*, user, market_id: int) -> tuple[Market | None, RetrievalOutcome]:
+def market_for_memory(
+    *, user, market_id: int, reads: TimedReads | None = None
+) -> tuple[Market | None, RetrievalOutcome]:
     """``market_get`` for a memory read (404 when the market is not the trader's), under the retrieval's error
-    policy: when the database fails or times out, (None, the outcome saying why), and the read degrades."""
+    policy: when the database fails or times out, (None, the outcome saying why), and the read degrades. One of
+    ``reads`` (``memory_reads``) when given."""
     outcome = RetrievalOutcome()
     market = _under_retry_policy(
-        lambda: market_get(user=user, market_id=market_id), outcome, f"memory market lookup of market {market_id}"
+        lambda: market_get(user=user, market_id=market_id),
+        outcome,
+        f"memory market lookup of market {market_id}",
+        reads,
     )
     return market, outcome
 
@@ -139,16 +160,21 @@ def no_memories(*, market_id: int, agent_names: Sequence[str], outcome: Retrieva
     return outcome
 
 
-def get_all_agent_memories(*, market: Market, agent_names: Sequence[str], limit: int = 3) -> RetrievalOutcome:
+def get_all_agent_memories(
+    *, market: Market, agent_names: Sequence[str], limit: int = 3, reads: TimedReads | None = None
+) -> RetrievalOutcome:
     """Each named agent's own latest signals (newest first, at most MAX_SIGNALS) on the market.
 
-    One statement for all agents. Never raises for database trouble: the outcome says what went
-    wrong and every agent gets empty memory (Property 10)."""
+    One statement for all agents (one of ``reads``, ``memory_reads``, when given). Never raises for database
+    trouble: the outcome says what went wrong and every agent gets empty memory (Property 10)."""
     started = time.perf_counter()
     names = list(dict.fromkeys(agent_names))  # unique, in the order asked
     outcome = RetrievalOutcome()
     rows = _under_retry_policy(
-        lambda: _query(market, names, min(limit, MAX_SIGNALS)), outcome, f"memory retrieval for market {market.pk}"
+        lambda: _query(market, names, min(limit, MAX_SIGNALS)),
+        outcome,
+        f"memory retrieval for market {market.pk}",
+        reads,
     )
     if rows is None:
         rows = []

@@ -148,9 +148,16 @@ def _json(value):
 
 
 def memory_for_agents(*, market: Market, agent_names: Sequence[str], limit: int) -> selectors.RetrievalOutcome:
-    """The agents' memories, with the seed's audit record (success or failure, agents with history,
-    duration). An audit that cannot be written (the database is down) is logged, never raised."""
+    """The agents' memories, with the seed's audit record (``memory_audit``)."""
     outcome = selectors.get_all_agent_memories(market=market, agent_names=agent_names, limit=limit)
+    return memory_audit(market=market, agent_names=agent_names, outcome=outcome)
+
+
+def memory_audit(
+    *, market: Market, agent_names: Sequence[str], outcome: selectors.RetrievalOutcome
+) -> selectors.RetrievalOutcome:
+    """The seed's audit record of a retrieval (success or failure, agents with history, duration); ``outcome``
+    back. An audit that cannot be written (the database is down) is logged, never raised."""
     try:
         MemoryRetrievalAudit.objects.create(
             owner_id=market.owner_id,

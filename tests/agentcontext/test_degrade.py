@@ -15,11 +15,14 @@ import datetime as dt
 import logging
 import threading
 import time
+from collections import Counter
 
 import psycopg
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
+from access import scope
 from agentcontext.degrade import DEGRADABLE_SECTIONS
 from agentcontext.formatting import SECTION_KEYS
 from agentcontext.selectors import deployment_context
@@ -260,3 +263,84 @@ def test_the_mcp_context_resource_names_its_degraded_sections(owner, owner_api, 
     assert not degraded.is_error and degraded.body["degraded"] == ["similar_situations"]
     body = get_context(owner_api, filled)[0].json()
     assert degraded.body["text"] == body["text"].replace("\n\n" + body["sections"]["similar_situations"], "")
+
+
+# -- what it costs: one savepoint for every read (agentcontext.degrade) ----------------------------------------------
+
+_SAVEPOINTS = ("SAVEPOINT ", "RELEASE SAVEPOINT ", "ROLLBACK TO SAVEPOINT ")
+
+
+def read_in_a_request(owner, deployment):
+    """deployment_context as a request runs it (in the trader's scope, in its transaction): the context, its
+    statements, and whether the transaction wrote anything (PostgreSQL assigns a transaction id on the first
+    write, a subtransaction's included)."""
+    with scope.owner_scope(owner):
+        with CaptureQueriesContext(connection) as captured:
+            read = deployment_context(deployment=deployment)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT txid_current_if_assigned()")
+            wrote = cursor.fetchone()[0] is not None
+    return read, [query["sql"] for query in captured.captured_queries], wrote
+
+
+def savepoint_statements(statements: list[str]) -> list[str]:
+    return [sql.rsplit(" ", 1)[0] for sql in statements if sql.startswith(_SAVEPOINTS)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_happy_path_takes_one_savepoint_for_all_the_reads(owner, filled):
+    read, statements, _ = read_in_a_request(owner, filled)
+    assert read.degraded == ()
+    assert all(read.memory.sections[key] for key in SECTION_KEYS) and read.segments.lessons
+    # eight reads (the latest tick, the outcomes, the recent trades, the trades of the risk state, the open trades,
+    # the manual's search, the situations, the active note): one savepoint, not one each
+    assert savepoint_statements(statements) == ["SAVEPOINT", "RELEASE SAVEPOINT"]
+    timeouts = [sql for sql in statements if "set_config('statement_timeout'" in sql]
+    assert len(timeouts) == 2  # set, then the request's own back
+    assert statements[-1].startswith("RELEASE SAVEPOINT")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_context_reads_write_nothing(owner, filled):
+    """The one savepoint is sound only if no read writes: a failed read rolls back to it, and would undo the write.
+    Every section and the lessons are filled here, so every read runs."""
+    _, statements, wrote = read_in_a_request(owner, filled)
+    assert not wrote
+    for sql in (" ".join(sql.split()) for sql in statements):
+        assert sql.startswith(("SELECT ", "SAVEPOINT ", "RELEASE SAVEPOINT ")), sql
+        assert " FOR UPDATE" not in sql and " FOR SHARE" not in sql, sql
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("tables", "expected"),
+    [
+        (("recall_chunks",), ("manual",)),  # the sixth read: five served before it, two after
+        (("decision_snapshots", "reflection_notes"), FAULTS["decision_snapshots"][0] + ("lessons",)),
+    ],
+)
+def test_a_failed_read_rolls_back_to_the_one_savepoint_and_the_reads_after_it_are_served(
+    owner, owner_api, filled, tables, expected
+):
+    complete = get_context(owner_api, filled)[0].json()
+    _, complete_statements, _ = read_in_a_request(owner, filled)
+    with table_renamed(*tables):
+        read, statements, _ = read_in_a_request(owner, filled)
+    assert read.degraded == tuple(key for key in DEGRADABLE_SECTIONS if key in expected)
+    for key in SECTION_KEYS:
+        assert read.memory.sections[key] == (None if key in expected else complete["sections"][key]), key
+    lessons = complete["system_prompt"]["segments"]["lessons"]
+    assert read.segments.lessons == (None if "lessons" in expected else lessons)
+    # each failure rolls back to the one savepoint (which stays for the next) and sets the timeout again
+    failures = ["ROLLBACK TO SAVEPOINT"] * len(tables)
+    assert savepoint_statements(statements) == ["SAVEPOINT", *failures, "RELEASE SAVEPOINT"]
+    assert len([sql for sql in statements if "set_config('statement_timeout'" in sql]) == 2 + len(tables)
+    # and no read runs twice: each statement at most as often as in the complete read
+    assert not Counter(reads_of(statements)) - Counter(reads_of(complete_statements))
+    assert len(reads_of(statements)) < len(reads_of(complete_statements))
+
+
+def reads_of(statements: list[str]) -> list[str]:
+    return [
+        sql for sql in statements if not sql.startswith(_SAVEPOINTS) and "set_config('statement_timeout'" not in sql
+    ]

@@ -13,6 +13,8 @@ from decimal import Decimal
 
 import psycopg
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from signals.answers import agent_memory
 from signals.memory import NO_HISTORY_TEXT, AgentMemoryContext, HistoricalSignal
@@ -178,3 +180,36 @@ def test_an_evolution_step_error_stores_the_signal_without_its_events(owner, own
     assert AgentSignal.objects.count() == 2
     first = owner_api.post("/api/v1/signals/", {**SIGNAL, "condition_id": "0xdef"}, format="json").json()
     assert (first["degraded"], first["degraded_steps"]) == (False, [])
+
+
+# -- what it costs: the answer's reads in one savepoint (signals.selectors.memory_reads) ----------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_memory_answers_reads_share_one_savepoint_and_its_audit_is_written_after_them(owner, owner_api):
+    signal, _ = store(owner, 0)
+    with CaptureQueriesContext(connection) as captured:
+        body = memory(owner_api, signal.market_id)
+    assert (body["degraded"], body["agents"]["market_microstructure"]["signal_count"]) == (False, 1)
+    statements = [" ".join(query["sql"].split()) for query in captured.captured_queries]
+    bookkeeping = [sql.rsplit(" ", 1)[0] for sql in statements if sql.startswith(("SAVEPOINT ", "RELEASE SAVEPOINT "))]
+    assert bookkeeping == ["SAVEPOINT", "RELEASE SAVEPOINT"]  # the market lookup and the signals query: one
+    assert len([sql for sql in statements if "set_config('statement_timeout'" in sql]) == 2
+    release = next(i for i, sql in enumerate(statements) if sql.startswith("RELEASE SAVEPOINT"))
+    audit = next(i for i, sql in enumerate(statements) if sql.startswith('INSERT INTO "memory_retrieval_audits"'))
+    assert release < audit  # the block holds reads only
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_signals_query_rolls_back_to_the_one_savepoint_and_its_audit_is_written(owner, owner_api):
+    signal, _ = store(owner, 0)
+    with table_renamed("agent_signals"), CaptureQueriesContext(connection) as captured:
+        body = memory(owner_api, signal.market_id)
+    assert_empty_memory(body, ["signals"])
+    savepoints = [
+        query["sql"].rsplit(" ", 1)[0]
+        for query in captured.captured_queries
+        if query["sql"].startswith(("SAVEPOINT ", "ROLLBACK TO SAVEPOINT ", "RELEASE SAVEPOINT "))
+    ]
+    assert savepoints == ["SAVEPOINT", "ROLLBACK TO SAVEPOINT", "RELEASE SAVEPOINT"]
+    assert MemoryRetrievalAudit.objects.get().error_type == "query"
