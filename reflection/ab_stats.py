@@ -32,6 +32,7 @@ from statistics import NormalDist
 __all__ = [
     "CONFIDENCE",
     "MIN_TRADES_TO_TELL",
+    "VERDICTS",
     "VERDICT_HIGHER",
     "VERDICT_LOWER",
     "VERDICT_NO_CLEAR_DIFFERENCE",
@@ -59,6 +60,7 @@ VERDICT_TOO_FEW_TRADES = "too_few_trades"
 VERDICT_HIGHER = "higher"  # the revision's average PnL per trade is above "no lessons" (interval > 0)
 VERDICT_LOWER = "lower"  # below it (interval < 0)
 VERDICT_NO_CLEAR_DIFFERENCE = "no_clear_difference"  # the interval contains 0
+VERDICTS = (VERDICT_TOO_FEW_TRADES, VERDICT_HIGHER, VERDICT_LOWER, VERDICT_NO_CLEAR_DIFFERENCE)
 
 _Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)  # 1.959963984540054
 

@@ -65,7 +65,7 @@ class LessonsABView(APIView):
                         "win_rate": revision.vs_no_lessons.win_rate,
                         "win_rate_ci95": _interval(revision.vs_no_lessons.win_rate_interval),
                         "too_few_trades": revision.vs_no_lessons.too_few_trades,
-                        "verdict": revision.vs_no_lessons.verdict,
+                        "avg_pnl_verdict": revision.vs_no_lessons.verdict,
                     },
                 }
                 for revision in ab.revisions

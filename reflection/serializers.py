@@ -4,13 +4,7 @@ from django.contrib.auth.models import User
 from rest_framework import serializers
 
 from memorysite.api import INTEGER_COLUMN_MAX, StrictSerializer, bounded_int
-from reflection.ab_stats import (
-    MIN_TRADES_TO_TELL,
-    VERDICT_HIGHER,
-    VERDICT_LOWER,
-    VERDICT_NO_CLEAR_DIFFERENCE,
-    VERDICT_TOO_FEW_TRADES,
-)
+from reflection.ab_stats import MIN_TRADES_TO_TELL, VERDICTS
 from reflection.models import ReflectionNote
 
 
@@ -88,8 +82,8 @@ class DifferenceOutput(serializers.Serializer):
     too_few_trades = serializers.BooleanField(
         help_text=f"Either side has fewer than {MIN_TRADES_TO_TELL} closed trades: too few to tell."
     )
-    verdict = serializers.ChoiceField(
-        choices=[VERDICT_TOO_FEW_TRADES, VERDICT_HIGHER, VERDICT_LOWER, VERDICT_NO_CLEAR_DIFFERENCE],
+    avg_pnl_verdict = serializers.ChoiceField(
+        choices=VERDICTS,
         help_text="About the average PnL per trade: higher or lower when the difference's interval excludes 0,"
         " no_clear_difference when it contains 0, too_few_trades below the minimum sample.",
     )

@@ -106,7 +106,7 @@ def test_ab_figures_per_revision_and_without_lessons(owner_api, deployment):
         "win_rate": "0.1667",
         "win_rate_ci95": None,
         "too_few_trades": True,
-        "verdict": "too_few_trades",
+        "avg_pnl_verdict": "too_few_trades",
     }
     assert body["no_lessons"] == {
         "n_closed": 3,
@@ -146,7 +146,7 @@ def test_ab_figures_carry_95_percent_intervals_from_the_minimum_sample_on(owner_
     vs = revision["vs_no_lessons"]
     assert vs["avg_realized_pnl_usd_ci95"] == pnl(mean_difference_interval(with_lessons, without))
     assert vs["win_rate_ci95"] == rate(win_rate_difference_interval(with_lessons, without))
-    assert (vs["too_few_trades"], vs["verdict"]) == (False, "higher")  # +1.50 a trade against -0.50
+    assert (vs["too_few_trades"], vs["avg_pnl_verdict"]) == (False, "higher")  # +1.50 a trade against -0.50
     assert vs["avg_realized_pnl_usd"] == "2.00000000"
 
 
