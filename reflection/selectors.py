@@ -66,6 +66,11 @@ def closed_trades_between(*, deployment: Deployment, after: dt.datetime | None, 
     return closed.count()
 
 
+def closed_trades_at(*, deployment: Deployment, at: dt.datetime) -> int:
+    """Trades the tick at `at` closed (their exit_tick_at is that tick's time)."""
+    return TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED, exit_tick_at=at).count()
+
+
 def reflection_window(*, deployment: Deployment, through: dt.datetime, limit: int = WINDOW_TRADES):
     """The last `limit` trades closed at or before `through`, oldest exit first."""
     rows = TradeHistory.objects.filter(
