@@ -223,9 +223,15 @@ def test_a_strategy_line_that_looks_like_a_section_of_ours_stays_inside_the_trad
 
 def test_context_system_prompt_renders_the_active_lessons_between_strategy_and_footer(owner_api, deployment, note):
     prompt = get(owner_api, f"/api/v1/deployments/{deployment.pk}/context/")["system_prompt"]
-    assert prompt["segments"]["lessons"] == f"{LESSONS_HEADING}\n{LESSONS}"
-    assert LESSONS_HEADING == ("Lessons from your recent trades on this skill (auto-generated; signal, not strategy):")
-    assert prompt["text"].endswith(f"> Sell the first lower high.\n\n{LESSONS_HEADING}\n{LESSONS}\n\n{FOOTER}")
+    # The seed's shape: the heading, then one "- <bullet>" line per bullet; the note's slot headings and
+    # empty-slot markers stay in the note (its hash, the lessons page), not in the prompt.
+    segment = (
+        "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):\n"
+        "- breakouts won 2 of 3 (+$3.00)"
+    )
+    assert prompt["segments"]["lessons"] == segment
+    assert prompt["text"].endswith(f"> Sell the first lower high.\n\n{segment}\n\n{FOOTER}")
+    assert LESSONS_HEADING in segment
 
 
 def test_retired_lessons_leave_the_prompt(owner_api, deployment, note):
