@@ -45,7 +45,7 @@ MEMORY_TOKEN_BUDGET = 1_100
 
 PLACEHOLDER_LESSONS = "(placeholder — no lessons yet; after the first reflection they appear here)"
 # Shaped like the real segment (compose_system_prompt_segments) so the slot reads as it will.
-PLACEHOLDER_LESSONS_SEGMENT = f"{LESSONS_HEADING}\n{PLACEHOLDER_LESSONS}"
+PLACEHOLDER_LESSONS_SEGMENT = f"{LESSONS_HEADING}\n- {PLACEHOLDER_LESSONS}"
 
 SEGMENT_KEYS = ("header", "leash", "strategy", "lessons", "footer")
 SEGMENT_LABELS = {

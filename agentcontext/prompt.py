@@ -7,7 +7,8 @@ an active reflection note exists::
     leash     the trader's hard avoid rules (authoritative)
     strategy  the skill version's strategy text, fenced as the trader's own: every line quoted with "> "
     lessons   "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):"
-              followed by the active note's text
+              followed by the active note's bullets, one "- <bullet>" line each (the seed's shape; see
+              ``lessons_bullets``)
     footer    the closing reminder
 
 The text is a contract runners diff byte for byte: every rule here is exact. Free text (strategy,
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from memorysite.text import clean_text_block as _clean
+from reflection.core import EMPTY_SLOT, SLOTS
 
 HEADER = (
     "You are a trading agent. Each tick you receive market data, your portfolio and your own track record, "
@@ -39,6 +41,9 @@ FOOTER = (
     "When in doubt, hold."
 )
 SEGMENT_SEPARATOR = "\n\n"
+# A note with no bullet at all (every slot empty) still shows the agent that lessons are active.
+NO_LESSON_BULLETS = f"- {EMPTY_SLOT}"
+_SLOT_NAMES = frozenset(slot.casefold() for slot in SLOTS)
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ def compose_system_prompt_segments(
     rules = [_clean(rule) for rule in avoid_rules]
     rules = [" ".join(rule.split()) for rule in rules if rule.strip()]
     leash_lines = [f"- {rule}" for rule in rules] or [NO_AVOID_RULES]
-    lessons_text = _clean(lessons) if lessons is not None else ""
+    lessons_text = "\n".join(lessons_bullets(lessons)) if lessons is not None and _clean(lessons) else ""
     return SystemPromptSegments(
         header=HEADER,
         leash="\n".join([LEASH_HEADING, *leash_lines]),
@@ -67,6 +72,27 @@ def compose_system_prompt_segments(
         lessons=f"{LESSONS_HEADING}\n{lessons_text}" if lessons_text else None,
         footer=FOOTER,
     )
+
+
+def lessons_bullets(lessons: str) -> list[str]:
+    """The note's text as the seed's prompt shape: one ``- <bullet>`` line per bullet, slot by slot in the
+    note's order. The slot headings (``### Entry timing``…) and the empty-slot marker are the reflection
+    format's, not lessons: they are left out. Any other line (a staff edit's prose, another heading)
+    becomes a bullet of its own, its leading ``#``/``-``/``*`` markers dropped, so nothing the note says is
+    lost and no line of it reads as a heading. No bullet at all: ``NO_LESSON_BULLETS``."""
+    bullets = []
+    for raw in _clean(lessons).split("\n"):
+        line = raw.strip()
+        heading = line.lstrip("#")
+        if line.startswith("#") and (not heading or heading[0] == " "):
+            if heading.strip().casefold() in _SLOT_NAMES:
+                continue
+            line = heading.strip()
+        elif line[:2] in ("- ", "* "):
+            line = line[2:].strip()
+        if line and line != EMPTY_SLOT:
+            bullets.append(f"- {line}")
+    return bullets or [NO_LESSON_BULLETS]
 
 
 def _quoted(block: str) -> str:

@@ -8,3 +8,8 @@ trades_closed = Signal()
 
 # Sent on commit after a materialization batch opened trades: deployment_id=int, count=int.
 trades_opened = Signal()
+
+# Sent by a simulation that lets memory keep up tick by tick (`manage.py simulate --reflect`), right
+# after it materialized the tick at `through` and before it posts the next: deployment_id=int,
+# through=datetime. Listeners catch up synchronously (reflection runs now when due).
+keep_up = Signal()

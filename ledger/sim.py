@@ -18,6 +18,12 @@ every ContextInputs field and not only on the rendered text:
 - equity_usd is kept to 8 decimal places, rounded half away from zero, as the live ledger's
   numeric(20, 8) column stores it (the day-start equity is read back from that column);
 - times are converted to UTC, as the database returns them (the UTC date decides day-start).
+
+Reflection (opt-in): a `SimReflector` passed as `reflection` is called after every applied tick
+with the tick, its ops and the trades it closed, and answers the lessons hash new trades carry from
+the next tick on (a new revision) or None (unchanged): what the live deployment's
+`active_lessons_hash` becomes when reflection keeps up with the ticks. The ledger knows nothing of how
+lessons are made (reflection sits above it); `reflection.backtest.SimReflection` is the implementation.
 """
 
 from __future__ import annotations
@@ -25,15 +31,16 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from collections import deque
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
 from ledger.materializer import MaterializeContext, Op, apply_ops, reconcile_portfolio_delta
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.risk_state import EngineOutcome, risk_window_start
 
-__all__ = ["SimLedger"]
+__all__ = ["SimLedger", "SimReflector"]
 
 # DecisionSnapshot.equity_usd / Deployment.day_start_equity_usd are numeric(20, 8); PostgreSQL
 # rounds a numeric to its scale half away from zero (equity is never negative, so half up).
@@ -67,15 +74,26 @@ def _entry_key(trade: ClosedTrade) -> tuple[dt.timedelta, str]:
     return (dt.datetime.min.replace(tzinfo=dt.UTC) - trade.entry_tick_at, trade.symbol)
 
 
+class SimReflector(Protocol):
+    def after_tick(
+        self, *, tick: Tick, ops: Sequence[Op], closed: Sequence[ClosedTrade], closed_trades: Sequence[ClosedTrade]
+    ) -> str | None:
+        """Called once per applied tick: its ops, the trades it closed, every closed trade so far (exit
+        order). Returns the lessons hash for trades opened from the next tick on, or None: unchanged."""
+        ...
+
+
 class SimLedger:
     """One deployment's trade ledger in memory, fed the same tick stream a runner posts live.
 
     `lessons_hash` is what the live deployment's `active_lessons_hash` would be: new trades are
-    stamped with it (an empty string counts as none, as live). It may be changed between ticks.
+    stamped with it (an empty string counts as none, as live). It may be changed between ticks,
+    and `reflection` (opt-in) changes it when it makes a new lessons revision.
     """
 
-    def __init__(self, *, lessons_hash: str | None = None):
+    def __init__(self, *, lessons_hash: str | None = None, reflection: SimReflector | None = None):
         self.lessons_hash = lessons_hash
+        self.reflection = reflection
         self._open: dict[str, OpenTrade] = {}
         self._closed: list[ClosedTrade] = []  # in exit order, as the ops closed them
         self._by_entry: list[ClosedTrade] = []  # the same trades, entry desc then symbol asc
@@ -121,6 +139,10 @@ class SimLedger:
         oldest_needed = risk_window_start(tick.tick_at)  # never moves back: prune for good
         while self._outcomes and self._outcomes[0].tick_at < oldest_needed:
             self._outcomes.popleft()
+        if self.reflection is not None:  # after the tick, as live reflection runs after its materialization
+            new_hash = self.reflection.after_tick(tick=tick, ops=ops, closed=closed, closed_trades=self._closed)
+            if new_hash is not None:
+                self.lessons_hash = new_hash
         return ops
 
     # -- read path -------------------------------------------------------------------------------

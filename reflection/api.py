@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 
 from ledger import selectors as ledger_selectors
 from memorysite.api import APIView
 from reflection import selectors
+from reflection.ab_stats import CONFIDENCE, MIN_TRADES_TO_TELL, GroupEstimate, Interval
 from reflection.serializers import DeploymentLessonsOutput, LessonsABOutput, LessonsABQuery
 
 _ERRORS = {
@@ -51,7 +50,41 @@ class LessonsABView(APIView):
         body = {
             "skill_id": skill.pk,
             "skill_version": version,
-            "revisions": [{**asdict(revision.figures), **asdict(revision)} for revision in ab.revisions],
-            "no_lessons": asdict(ab.no_lessons),
+            "confidence": CONFIDENCE,
+            "min_trades_to_tell": MIN_TRADES_TO_TELL,
+            "revisions": [
+                {
+                    **_figures(revision.figures, revision.estimate),
+                    "content_hash": revision.content_hash,
+                    "generated_at": revision.generated_at,
+                    "note_id": revision.first_note_id,
+                    "statuses": revision.statuses,
+                    "vs_no_lessons": {
+                        "avg_realized_pnl_usd": revision.vs_no_lessons.avg_pnl,
+                        "avg_realized_pnl_usd_ci95": _interval(revision.vs_no_lessons.avg_pnl_interval),
+                        "win_rate": revision.vs_no_lessons.win_rate,
+                        "win_rate_ci95": _interval(revision.vs_no_lessons.win_rate_interval),
+                        "too_few_trades": revision.vs_no_lessons.too_few_trades,
+                        "avg_pnl_verdict": revision.vs_no_lessons.verdict,
+                    },
+                }
+                for revision in ab.revisions
+            ],
+            "no_lessons": _figures(ab.no_lessons, ab.no_lessons_estimate),
         }
         return Response(LessonsABOutput(body).data)
+
+
+def _interval(interval: Interval | None) -> dict | None:
+    return None if interval is None else {"low": interval.low, "high": interval.high}
+
+
+def _figures(figures: selectors.TradeFigures, estimate: GroupEstimate) -> dict:
+    return {
+        "n_closed": figures.n_closed,
+        "avg_realized_pnl_usd": figures.avg_realized_pnl_usd,
+        "win_rate": figures.win_rate,
+        "too_few_trades": estimate.too_few_trades,
+        "avg_realized_pnl_usd_ci95": _interval(estimate.avg_pnl_interval),
+        "win_rate_ci95": _interval(estimate.win_rate_interval),
+    }

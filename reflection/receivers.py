@@ -6,7 +6,7 @@ import logging
 from django.db import transaction
 from django.dispatch import receiver
 
-from ledger.signals import trades_closed
+from ledger.signals import keep_up, trades_closed
 from reflection import services
 
 logger = logging.getLogger(__name__)
@@ -25,3 +25,9 @@ def enqueue_when_due(sender, *, deployment_id: int, count: int, through: dt.date
             run_reflection.apply_async(args=[deployment_id, through.isoformat()], retry=False)
     except Exception:
         logger.warning("reflection trigger for deployment %s not queued", deployment_id, exc_info=True)
+
+
+@receiver(keep_up, dispatch_uid="reflection.keep_up")
+def reflect_when_due(sender, *, deployment_id: int, through: dt.datetime, **kwargs) -> None:
+    """A simulation keeping up tick by tick: run reflection now when due (a failed run only logs)."""
+    services.reflection_keep_up(deployment_id=deployment_id, through=through)

@@ -6,9 +6,10 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Avg, Count, F, Q, QuerySet
+from django.db.models import Avg, Count, F, Q, QuerySet, StdDev
 
 from ledger.models import Deployment, Skill, TradeHistory, TradeStatus
+from reflection.ab_stats import DifferenceEstimate, GroupEstimate, TradeSample, compare_with_baseline, estimate_group
 from reflection.core import WINDOW_TRADES, ReflectionTrade
 from reflection.diffing import LineDiff, line_diff, pair_with_previous
 from reflection.models import NoteSource, NoteStatus, ReflectionNote
@@ -65,6 +66,11 @@ def closed_trades_between(*, deployment: Deployment, after: dt.datetime | None, 
     return closed.count()
 
 
+def closed_trades_at(*, deployment: Deployment, at: dt.datetime) -> int:
+    """Trades the tick at `at` closed (their exit_tick_at is that tick's time)."""
+    return TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED, exit_tick_at=at).count()
+
+
 def reflection_window(*, deployment: Deployment, through: dt.datetime, limit: int = WINDOW_TRADES):
     """The last `limit` trades closed at or before `through`, oldest exit first."""
     rows = TradeHistory.objects.filter(
@@ -117,6 +123,16 @@ class TradeFigures:
     n_closed: int
     avg_realized_pnl_usd: Decimal | None
     win_rate: Decimal | None  # 0..1, None without trades
+    wins: int = 0
+    sd_realized_pnl_usd: Decimal | None = None  # sample standard deviation; None below two trades
+
+    def sample(self) -> TradeSample:
+        return TradeSample(
+            n=self.n_closed,
+            wins=self.wins,
+            mean_pnl=None if self.avg_realized_pnl_usd is None else float(self.avg_realized_pnl_usd),
+            sd_pnl=None if self.sd_realized_pnl_usd is None else float(self.sd_realized_pnl_usd),
+        )
 
 
 @dataclass(frozen=True)
@@ -126,20 +142,25 @@ class LessonsRevisionFigures:
     first_note_id: object
     statuses: tuple[str, ...]
     figures: TradeFigures
+    estimate: GroupEstimate  # the figures with their 95% intervals (reflection.ab_stats)
+    vs_no_lessons: DifferenceEstimate  # this revision minus "no lessons"
 
 
 @dataclass(frozen=True)
 class LessonsAB:
-    revisions: list[LessonsRevisionFigures]  # by first appearance, oldest first
+    revisions: tuple[LessonsRevisionFigures, ...]  # by first appearance, oldest first
     no_lessons: TradeFigures
+    no_lessons_estimate: GroupEstimate
 
 
 def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
-    """Closed trades of the skill grouped by the lessons revision they were opened under.
+    """Closed trades of the skill grouped by the lessons revision they were opened under, each
+    revision with 95% intervals and its difference against the trades opened with no lessons.
 
-    Two queries whatever the history size: trades aggregated by entry_lessons_hash, and the skill's
-    notes (a handful per day at most) grouped by content_hash. A revision without trades yet shows
-    n_closed 0. Identical text in two deployments is one revision (same hash, same join key).
+    Two queries whatever the history size: trades aggregated by entry_lessons_hash (count, wins,
+    average and sample standard deviation of realized PnL: all the intervals need), and the
+    skill's notes (a handful per day at most) grouped by content_hash. A revision without trades
+    yet shows n_closed 0. Identical text in two deployments is one revision (same hash, same join key).
     """
     trades = TradeHistory.objects.filter(skill=skill, status=TradeStatus.CLOSED)
     notes = ReflectionNote.objects.filter(skill=skill)
@@ -151,29 +172,40 @@ def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
             n_closed=row["n"],
             avg_realized_pnl_usd=row["avg_pnl"],
             win_rate=Decimal(row["wins"]) / Decimal(row["n"]) if row["n"] else None,
+            wins=row["wins"],
+            sd_realized_pnl_usd=row["sd_pnl"],
         )
         for row in trades.values("entry_lessons_hash").annotate(
-            n=Count("id"), avg_pnl=Avg("realized_pnl_usd"), wins=Count("id", filter=Q(realized_pnl_usd__gt=0))
+            n=Count("id"),
+            avg_pnl=Avg("realized_pnl_usd"),
+            sd_pnl=StdDev("realized_pnl_usd", sample=True),
+            wins=Count("id", filter=Q(realized_pnl_usd__gt=0)),
         )
     }
     empty = TradeFigures(0, None, None)
+    no_lessons = by_hash.get(None, empty)
+    baseline = no_lessons.sample()
     groups: dict[str, dict] = {}
     for note_id, content_hash, status, generated_at in notes.order_by("generated_at", "id").values_list(
         "id", "content_hash", "status", "generated_at"
     ):
         group = groups.setdefault(content_hash, {"first": generated_at, "id": note_id, "statuses": set()})
         group["statuses"].add(status)
-    revisions = [
-        LessonsRevisionFigures(
-            content_hash=content_hash,
-            generated_at=group["first"],
-            first_note_id=group["id"],
-            statuses=tuple(sorted(group["statuses"])),
-            figures=by_hash.get(content_hash, empty),
+    revisions = []
+    for content_hash, group in groups.items():
+        figures = by_hash.get(content_hash, empty)
+        revisions.append(
+            LessonsRevisionFigures(
+                content_hash=content_hash,
+                generated_at=group["first"],
+                first_note_id=group["id"],
+                statuses=tuple(sorted(group["statuses"])),
+                figures=figures,
+                estimate=estimate_group(figures.sample()),
+                vs_no_lessons=compare_with_baseline(figures.sample(), baseline),
+            )
         )
-        for content_hash, group in groups.items()
-    ]
-    return LessonsAB(revisions=tuple(revisions), no_lessons=by_hash.get(None, empty))
+    return LessonsAB(revisions=tuple(revisions), no_lessons=no_lessons, no_lessons_estimate=estimate_group(baseline))
 
 
 # -- lessons history page (reflection/views.py) -------------------------------------------------------

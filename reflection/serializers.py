@@ -4,6 +4,7 @@ from django.contrib.auth.models import User
 from rest_framework import serializers
 
 from memorysite.api import INTEGER_COLUMN_MAX, StrictSerializer, bounded_int
+from reflection.ab_stats import MIN_TRADES_TO_TELL, VERDICTS
 from reflection.models import ReflectionNote
 
 
@@ -30,24 +31,79 @@ class DeploymentLessonsOutput(serializers.Serializer):
     history = ReflectionNoteOutput(many=True, help_text="Every note of the deployment and its skill scope.")
 
 
+class PnlIntervalOutput(serializers.Serializer):
+    low = serializers.DecimalField(max_digits=28, decimal_places=8)
+    high = serializers.DecimalField(max_digits=28, decimal_places=8)
+
+
+class RateIntervalOutput(serializers.Serializer):
+    low = serializers.DecimalField(max_digits=5, decimal_places=4)
+    high = serializers.DecimalField(max_digits=5, decimal_places=4)
+
+
+_TOO_FEW = f"Fewer than {MIN_TRADES_TO_TELL} closed trades: too few to tell; no interval is given."
+
+
 class TradeFiguresOutput(serializers.Serializer):
     n_closed = serializers.IntegerField()
     avg_realized_pnl_usd = serializers.DecimalField(max_digits=28, decimal_places=8, allow_null=True)
     win_rate = serializers.DecimalField(
         max_digits=5, decimal_places=4, allow_null=True, help_text="Share of closed trades with PnL > 0."
     )
+    too_few_trades = serializers.BooleanField(help_text=_TOO_FEW)
+    avg_realized_pnl_usd_ci95 = PnlIntervalOutput(
+        allow_null=True,
+        help_text="95% interval on the average realized PnL per trade (Student's t); null when too few trades.",
+    )
+    win_rate_ci95 = RateIntervalOutput(
+        allow_null=True, help_text="95% interval on the win rate (Wilson score); null when too few trades."
+    )
+
+
+class DifferenceOutput(serializers.Serializer):
+    avg_realized_pnl_usd = serializers.DecimalField(
+        max_digits=28,
+        decimal_places=8,
+        allow_null=True,
+        help_text="This revision's average realized PnL per trade minus no lessons'; null when either has no trades.",
+    )
+    avg_realized_pnl_usd_ci95 = PnlIntervalOutput(
+        allow_null=True, help_text="95% interval on that difference (Welch's t); null when too few trades."
+    )
+    win_rate = serializers.DecimalField(
+        max_digits=5,
+        decimal_places=4,
+        allow_null=True,
+        help_text="This revision's win rate minus no lessons' (-1..1); null when either has no trades.",
+    )
+    win_rate_ci95 = RateIntervalOutput(
+        allow_null=True, help_text="95% interval on that difference (Newcombe's hybrid score); null when too few."
+    )
+    too_few_trades = serializers.BooleanField(
+        help_text=f"Either side has fewer than {MIN_TRADES_TO_TELL} closed trades: too few to tell."
+    )
+    avg_pnl_verdict = serializers.ChoiceField(
+        choices=VERDICTS,
+        help_text="About the average PnL per trade: higher or lower when the difference's interval excludes 0,"
+        " no_clear_difference when it contains 0, too_few_trades below the minimum sample.",
+    )
 
 
 class LessonsRevisionOutput(TradeFiguresOutput):
     content_hash = serializers.CharField()
     generated_at = serializers.DateTimeField(help_text="When this text first became a note.")
-    note_id = serializers.UUIDField(source="first_note_id")
+    note_id = serializers.UUIDField()
     statuses = serializers.ListField(child=serializers.CharField())
+    vs_no_lessons = DifferenceOutput(help_text="This revision against the trades opened with no lessons.")
 
 
 class LessonsABOutput(serializers.Serializer):
     skill_id = serializers.IntegerField()
     skill_version = serializers.IntegerField(allow_null=True)
+    confidence = serializers.FloatField(help_text="The intervals' confidence level (0.95).")
+    min_trades_to_tell = serializers.IntegerField(
+        help_text="Closed trades a group needs (both groups, for a difference) before an interval is given."
+    )
     revisions = LessonsRevisionOutput(many=True, help_text="One per lessons text (content_hash), oldest first.")
     no_lessons = TradeFiguresOutput(help_text="Closed trades opened while no lessons were active.")
 

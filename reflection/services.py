@@ -14,10 +14,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from ledger.domain import hash_lessons_text
-from ledger.models import Deployment, Skill
+from ledger.models import Deployment, Skill, SkillVersion
 from memorysite.text import clean_text_block
 from reflection import selectors
+from reflection.backtest import SimReflection
 from reflection.core import (
+    CADENCE_DAILY,
     CADENCE_PER_N_TRADES,
     LESSONS_MAX_CHARS,
     ReflectionCadence,
@@ -74,6 +76,44 @@ def daily_reflection_due(*, deployment: Deployment, now: dt.datetime) -> bool:
         return False
     after = latest.window_end if latest else None
     return selectors.closed_trades_between(deployment=deployment, after=after, through=now) > 0
+
+
+def reflection_keep_up(
+    *, deployment_id: int, through: dt.datetime, engine: ReflectionEngine | None = None
+) -> ReflectionNote | None:
+    """Reflection keeping up with a simulation, after it materialized the tick at `through`: when the
+    skill version's cadence says a reflection is due at that tick, run it now, its clock the tick's time
+    (`generated_at` = `through`). Per N trades: this tick's closes cross a multiple of N. Daily: the
+    tick's UTC date differs from the last note's and trades closed since its window (live, beat decides
+    on the wall clock). Returns the new note, or None."""
+    with transaction.atomic():
+        deployment = Deployment.objects.select_related("skill_version").get(pk=deployment_id)
+        cadence = deployment.skill_version.reflection_cadence
+        if cadence == CADENCE_PER_N_TRADES:
+            closed_now = selectors.closed_trades_at(deployment=deployment, at=through)
+            due = closed_now > 0 and reflection_due(
+                deployment_id=deployment_id, closed_this_tick=closed_now, through=through
+            )
+        elif cadence == CADENCE_DAILY:
+            due = daily_reflection_due(deployment=deployment, now=through)
+        else:
+            due = False
+    if not due:
+        return None
+    return reflection_run(deployment_id=deployment_id, through=through, engine=engine, now=through)
+
+
+def sim_reflection(*, skill_version: SkillVersion, engine: ReflectionEngine | None = None) -> SimReflection:
+    """Reflection for a backtest of this skill version (pass it to ``ledger.sim.SimLedger(reflection=…)``):
+    its cadence, strategy, avoid rules and model override; the engine ``default_engine()`` gives unless
+    one is passed (the statistical engine offline, Anthropic when a key is configured)."""
+    return SimReflection(
+        cadence=ReflectionCadence(skill_version.reflection_cadence, skill_version.reflection_every_n_trades),
+        engine=engine or default_engine(),
+        strategy_text=skill_version.strategy_text,
+        avoid_rules=tuple(skill_version.avoid_rule_list),
+        model_override=skill_version.reflection_model_override,
+    )
 
 
 def reflection_run(

@@ -9,7 +9,8 @@
  *   bars: [{"tag": "chop_lowvol", "trades": 4, "pnl": -12.5}, ...]
  *   revision-bars: [{"label": "3f9a0c1d2e4b5a67", "n": 4, "avg": 2.5, "kind": "revision"}, ...]
  *     average realized PnL per lessons revision; "avg" is null when n is 0 ("no trades yet", no bar);
- *     kind "none" marks the no-lessons row.
+ *     kind "none" marks the no-lessons row; optional "low"/"high" (its 95% interval, given from the
+ *     minimum sample on) draw a whisker across the bar.
  *   signal-lines: [{"t": epoch_ms, "p": 62.5, "c": 80, "direction": "YES",
  *                   "events": [{"type": "probability_shift", "description": "..."}]}, ...] in time order
  *     one agent's fair probability and confidence (percent, 0–100) per signal, with the evolution
@@ -217,8 +218,11 @@
 
   function drawRevisionBars(container, rows) {
     if (!rows.length) return showEmpty(container, "No lessons revisions yet.");
-    var averages = rows.filter(function (row) { return row.n > 0 && row.avg !== null; })
-      .map(function (row) { return row.avg; });
+    var averages = [];
+    rows.forEach(function (row) {
+      if (row.n > 0 && row.avg !== null) averages.push(row.avg);
+      if (row.low !== undefined && row.low !== null) averages.push(row.low, row.high);
+    });
     var frame = barFrame(container, rows.length, averages, 150);
     var width = frame.width, rowHeight = frame.rowHeight, margin = frame.margin, x = frame.x;
 
@@ -241,6 +245,15 @@
         rect.appendChild(svgElement("title", {}, row.label + ": " + usd(row.avg) + " average over " + row.n +
           (row.n === 1 ? " closed trade" : " closed trades")));
         group.appendChild(rect);
+        if (row.low !== undefined && row.low !== null) {
+          var whisker = svgElement("path", {
+            d: "M" + x(row.low) + " " + (middle - 5) + "v10M" + x(row.low) + " " + middle + "H" + x(row.high) +
+              "M" + x(row.high) + " " + (middle - 5) + "v10",
+            class: "ci", "data-label": row.label,
+          });
+          whisker.appendChild(svgElement("title", {}, "95% interval " + usd(row.low) + " to " + usd(row.high)));
+          group.appendChild(whisker);
+        }
         group.appendChild(svgElement("text", {
           x: width - 8, y: middle, "text-anchor": "end", "dominant-baseline": "middle",
           class: "bar-value " + signClass(row.avg),

@@ -149,7 +149,9 @@ def test_the_scenario_fills_every_section_and_a_complete_context_degrades_nothin
     body = response.json()
     assert body["degraded"] == []
     assert all(body["sections"][key] for key in SECTION_KEYS), body["sections"]
-    assert body["system_prompt"]["segments"]["lessons"].endswith(LESSONS)
+    assert body["system_prompt"]["segments"]["lessons"].endswith(
+        "\n- BTC breakouts above the prior swing high won 1 of 1"
+    )
     assert "Cache-Control" not in response
     assert get_context(owner_api, filled)[0].json() == body
 

@@ -69,7 +69,7 @@ class TestBudget:
 class TestPlaceholder:
     def test_it_fills_an_empty_lessons_slot_shaped_like_the_real_segment(self):
         filled = with_placeholder_lessons(segments())
-        assert filled.lessons == f"{LESSONS_HEADING}\n{PLACEHOLDER_LESSONS}"
+        assert filled.lessons == f"{LESSONS_HEADING}\n- {PLACEHOLDER_LESSONS}"
         assert PLACEHOLDER_LESSONS.startswith("(placeholder")
         assert dataclasses.replace(filled, lessons=None) == segments()
 

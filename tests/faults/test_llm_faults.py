@@ -20,6 +20,7 @@ import time
 import httpx2
 import pytest
 
+from agentcontext.prompt import lessons_bullets
 from reflection import engines
 from reflection.engines import MAX_RETRIES, AnthropicReflectionEngine
 from reflection.models import NoteStatus, ReflectionNote
@@ -132,7 +133,9 @@ def run_the_task_and_check_it_failed_cleanly(deployment, prior, api, caplog) -> 
     assert deployment.active_lessons_hash == prior.content_hash
     context = api.get(f"/api/v1/deployments/{deployment.pk}/context/")
     assert context.status_code == 200
-    assert context.json()["system_prompt"]["segments"]["lessons"].endswith(prior.lessons_text)
+    assert context.json()["system_prompt"]["segments"]["lessons"].endswith(
+        "\n".join(lessons_bullets(prior.lessons_text))
+    )
 
 
 @pytest.mark.parametrize(

@@ -30,3 +30,17 @@ def test_it_resets_the_password_when_the_saved_one_no_longer_works(db, tmp_path,
     password = json.loads(credentials.read_text())["password"]
     assert password != "forgotten"
     assert authenticate(username="demo", password=password) is not None
+
+
+def test_its_day_of_ticks_lets_reflection_keep_up_so_the_ab_page_compares_revisions(
+    db, tmp_path, capsys, django_capture_on_commit_callbacks
+):
+    from reflection.selectors import lessons_ab
+
+    with django_capture_on_commit_callbacks(execute=True):  # the simulation runs when demo_data commits
+        call_command("demo_data", credentials_file=str(tmp_path / "demo.json"))
+    assert "posted 288 ticks" in capsys.readouterr().out
+    skill = Skill.objects.get(name="Demo mean reversion")
+    ab = lessons_ab(skill=skill)
+    assert len(ab.revisions) >= 2
+    assert sum(revision.figures.n_closed for revision in ab.revisions) > 0 < ab.no_lessons.n_closed

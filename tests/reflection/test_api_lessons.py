@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import asdict
 
 import pytest
 
 from agentcontext.prompt import FOOTER, HEADER, LESSONS_HEADING
 from reflection import services
+from reflection.ab_stats import (
+    MIN_TRADES_TO_TELL,
+    TradeSample,
+    mean_difference_interval,
+    mean_interval,
+    wilson_interval,
+    win_rate_difference_interval,
+)
 from tests.factories import DeploymentFactory, UserFactory
 from tests.openapi import assert_matches_schema
 from tests.reflection.support import CannedEngine, RoundTrip, trades
@@ -85,7 +94,60 @@ def test_ab_figures_per_revision_and_without_lessons(owner_api, deployment):
     assert revision["note_id"] == str(note.pk)
     assert revision["statuses"] == ["active"]
     assert (revision["n_closed"], revision["avg_realized_pnl_usd"], revision["win_rate"]) == (2, "1.00000000", "0.5000")
-    assert body["no_lessons"] == {"n_closed": 3, "avg_realized_pnl_usd": "0.33333333", "win_rate": "0.3333"}
+    # Below the minimum sample: the point figures, no intervals, and "too few trades to tell" said outright.
+    assert (revision["too_few_trades"], revision["avg_realized_pnl_usd_ci95"], revision["win_rate_ci95"]) == (
+        True,
+        None,
+        None,
+    )
+    assert revision["vs_no_lessons"] == {
+        "avg_realized_pnl_usd": "0.66666667",
+        "avg_realized_pnl_usd_ci95": None,
+        "win_rate": "0.1667",
+        "win_rate_ci95": None,
+        "too_few_trades": True,
+        "avg_pnl_verdict": "too_few_trades",
+    }
+    assert body["no_lessons"] == {
+        "n_closed": 3,
+        "avg_realized_pnl_usd": "0.33333333",
+        "win_rate": "0.3333",
+        "too_few_trades": True,
+        "avg_realized_pnl_usd_ci95": None,
+        "win_rate_ci95": None,
+    }
+    assert (body["confidence"], body["min_trades_to_tell"]) == (0.95, MIN_TRADES_TO_TELL)
+
+
+def test_ab_figures_carry_95_percent_intervals_from_the_minimum_sample_on(owner_api, deployment):
+    n = MIN_TRADES_TO_TELL
+    before = [RoundTrip(exit=100 + (i % 5) - 2.5) for i in range(n)]  # -2.5, -1.5, -0.5, +0.5, +1.5, ...
+    after = [RoundTrip(exit=100 + (i % 4)) for i in range(n + 4)]  # 0, +1, +2, +3, ...
+    last = trades(deployment, before)
+    note = services.reflection_run(deployment_id=deployment.pk, engine=CannedEngine(LESSONS))
+    trades(deployment, after, start=last + dt.timedelta(hours=1))
+    body = get(owner_api, f"/api/v1/skills/{deployment.skill_version.skill_id}/lessons-ab/")
+    [revision] = body["revisions"]
+    assert revision["content_hash"] == note.content_hash
+    with_lessons = TradeSample.of([trip.exit - trip.entry for trip in after])
+    without = TradeSample.of([trip.exit - trip.entry for trip in before])
+
+    def pnl(interval):
+        return {key: f"{value:.8f}" for key, value in asdict(interval).items()}
+
+    def rate(interval):
+        return {key: f"{value:.4f}" for key, value in asdict(interval).items()}
+
+    assert revision["too_few_trades"] is False
+    assert revision["avg_realized_pnl_usd_ci95"] == pnl(mean_interval(with_lessons))
+    assert revision["win_rate_ci95"] == rate(wilson_interval(with_lessons.wins, with_lessons.n))
+    assert body["no_lessons"]["avg_realized_pnl_usd_ci95"] == pnl(mean_interval(without))
+    assert body["no_lessons"]["win_rate_ci95"] == rate(wilson_interval(without.wins, without.n))
+    vs = revision["vs_no_lessons"]
+    assert vs["avg_realized_pnl_usd_ci95"] == pnl(mean_difference_interval(with_lessons, without))
+    assert vs["win_rate_ci95"] == rate(win_rate_difference_interval(with_lessons, without))
+    assert (vs["too_few_trades"], vs["avg_pnl_verdict"]) == (False, "higher")  # +1.50 a trade against -0.50
+    assert vs["avg_realized_pnl_usd"] == "2.00000000"
 
 
 def test_ab_figures_filter_by_version(owner_api, deployment, note):
@@ -95,7 +157,14 @@ def test_ab_figures_filter_by_version(owner_api, deployment, note):
     assert body["skill_version"] == version and len(body["revisions"]) == 1
     empty = get(owner_api, f"/api/v1/skills/{skill_id}/lessons-ab/?version={version + 1}")
     assert empty["revisions"] == []
-    assert empty["no_lessons"] == {"n_closed": 0, "avg_realized_pnl_usd": None, "win_rate": None}
+    assert empty["no_lessons"] == {
+        "n_closed": 0,
+        "avg_realized_pnl_usd": None,
+        "win_rate": None,
+        "too_few_trades": True,
+        "avg_realized_pnl_usd_ci95": None,
+        "win_rate_ci95": None,
+    }
 
 
 @pytest.mark.parametrize(
@@ -154,9 +223,15 @@ def test_a_strategy_line_that_looks_like_a_section_of_ours_stays_inside_the_trad
 
 def test_context_system_prompt_renders_the_active_lessons_between_strategy_and_footer(owner_api, deployment, note):
     prompt = get(owner_api, f"/api/v1/deployments/{deployment.pk}/context/")["system_prompt"]
-    assert prompt["segments"]["lessons"] == f"{LESSONS_HEADING}\n{LESSONS}"
-    assert LESSONS_HEADING == ("Lessons from your recent trades on this skill (auto-generated; signal, not strategy):")
-    assert prompt["text"].endswith(f"> Sell the first lower high.\n\n{LESSONS_HEADING}\n{LESSONS}\n\n{FOOTER}")
+    # The seed's shape: the heading, then one "- <bullet>" line per bullet; the note's slot headings and
+    # empty-slot markers stay in the note (its hash, the lessons page), not in the prompt.
+    segment = (
+        "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):\n"
+        "- breakouts won 2 of 3 (+$3.00)"
+    )
+    assert prompt["segments"]["lessons"] == segment
+    assert prompt["text"].endswith(f"> Sell the first lower high.\n\n{segment}\n\n{FOOTER}")
+    assert LESSONS_HEADING in segment
 
 
 def test_retired_lessons_leave_the_prompt(owner_api, deployment, note):

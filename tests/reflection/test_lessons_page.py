@@ -19,6 +19,14 @@ from ledger.domain import hash_lessons_text
 from ledger.models import Deployment
 from ledger.services import materialize_if_behind
 from reflection import services
+from reflection.ab_stats import (
+    MIN_TRADES_TO_TELL,
+    TradeSample,
+    mean_difference_interval,
+    mean_interval,
+    wilson_interval,
+    win_rate_difference_interval,
+)
 from reflection.core import ReflectionResult
 from tests.factories import DeploymentFactory, SkillFactory, SkillVersionFactory, UserFactory
 from tests.ledger.test_trades_page import T0, executed, position, post_tick
@@ -98,9 +106,27 @@ def ab_row(content: str, row_id: str) -> dict:
     row = match.group(1)
 
     def cell(name: str) -> str:
-        return re.sub(r"<[^>]+>", "", re.search(rf'<td class="num {name}">(.*?)</td>', row, re.S).group(1)).strip()
+        html = re.search(rf'<td class="num {name}">(.*?)</td>', row, re.S).group(1)
+        html = re.sub(r'<span class="(ci|muted too-few)">.*?</span>', "", html)  # see ab_extras
+        return re.sub(r"<[^>]+>", "", html).strip()
 
     return {"n": cell("ab-n"), "avg": cell("ab-avg"), "win": cell("ab-win")}
+
+
+def ab_extras(content: str, row_id: str) -> dict:
+    """A row's intervals, its "too few trades to tell" marks and its comparison with no lessons, as text."""
+    row = re.search(rf'<tr class="ab-\w+" id="ab-{row_id}">(.*?)</tr>', content, re.S).group(1)
+
+    def cell(name: str) -> str:
+        found = re.search(rf'<td class="num {name}">(.*?)</td>', row, re.S)
+        return " ".join(re.sub(r"<[^>]+>", "", found.group(1)).split()) if found else ""
+
+    return {
+        "ci": re.findall(r'<span class="ci">\[(.*?)\]</span>', row),
+        "too_few": row.count("too few trades to tell"),
+        "vs_avg": cell("ab-vs-avg"),
+        "vs_win": cell("ab-vs-win"),
+    }
 
 
 def chart_data(content: str) -> dict:
@@ -311,6 +337,54 @@ class TestABFigures:
         assert "2026-06-04 10:16" in row_b
         order = re.findall(r'<tr class="ab-\w+" id="ab-([\w-]+)">', content)
         assert order == [HASH_A, HASH_B, HASH_C, "no-lessons"]
+
+    def test_it_says_too_few_trades_to_tell_below_the_minimum_sample(self, client, owner, lessons):
+        client.force_login(owner)
+        content = client.get(page_url(lessons.skill)).content.decode()
+        assert ab_extras(content, HASH_A) == {
+            "ci": [],
+            "too_few": 2,  # its own figures, and the comparison
+            "vs_avg": "4.00 too few trades to tell",  # 5.00 against 1.00
+            "vs_win": "66.7 pts",
+        }
+        assert ab_extras(content, HASH_C)["vs_avg"] == "too few trades to tell"  # no trades to compare
+        assert ab_extras(content, "no-lessons")["too_few"] == 1
+        assert f"Fewer than {MIN_TRADES_TO_TELL} closed trades in a group is too few to tell." in content
+
+    def test_it_shows_95_percent_intervals_from_the_minimum_sample_on(self, client, owner, owner_api):
+        deployment = DeploymentFactory(skill_version__skill__owner=owner)
+        n = MIN_TRADES_TO_TELL
+        before = [("BTC", 1, 100, 100 + (i % 5) - 2.5) for i in range(n)]  # -2.5 .. +1.5, mean -0.5
+        after = [("BTC", 1, 100, 100 + (i % 4)) for i in range(n)]  # 0 .. +3, mean +1.5
+        for i, trip in enumerate(before):
+            round_trips(owner_api, deployment, 10 * i, [trip])
+        note = reflect(deployment, TEXT_A, at=10 * n)
+        for i, trip in enumerate(after):
+            round_trips(owner_api, deployment, 10 * (n + 1 + i), [trip])
+        client.force_login(owner)
+        content = client.get(page_url(deployment.skill_version.skill)).content.decode()
+        with_lessons = TradeSample.of([exit_mark - entry for _, _, entry, exit_mark in after])
+        without = TradeSample.of([exit_mark - entry for _, _, entry, exit_mark in before])
+        avg, win = mean_interval(with_lessons), wilson_interval(with_lessons.wins, with_lessons.n)
+        diff = mean_difference_interval(with_lessons, without)
+        rate = win_rate_difference_interval(with_lessons, without)
+        assert ab_row(content, note.content_hash) == {"n": str(n), "avg": "1.50", "win": "75.0%"}
+        assert ab_extras(content, note.content_hash) == {
+            "ci": [
+                f"{avg.low:.2f}, {avg.high:.2f}",
+                f"{win.low * 100:.1f}, {win.high * 100:.1f}",
+                f"{diff.low:.2f}, {diff.high:.2f}",
+                f"{rate.low * 100:.1f}, {rate.high * 100:.1f}",
+            ],
+            "too_few": 0,
+            "vs_avg": f"2.00 [{diff.low:.2f}, {diff.high:.2f}] higher",
+            "vs_win": f"35.0 pts [{rate.low * 100:.1f}, {rate.high * 100:.1f}]",
+        }
+        bars = chart_data(content)["revisions"]
+        assert bars[0] == {"label": note.content_hash, "n": n, "avg": 1.5, "kind": "revision"} | {
+            "low": pytest.approx(avg.low),
+            "high": pytest.approx(avg.high),
+        }
 
     def test_it_catches_the_ledger_up_before_counting(self, client, owner, owner_api, lessons):
         round_trips(owner_api, lessons.d2, 40, [("BTC", 1, 100, 103)])  # still under B, not materialized

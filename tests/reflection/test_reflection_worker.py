@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 
+from agentcontext.prompt import lessons_bullets
 from reflection.models import NoteStatus, ReflectionNote
 from reflection.tasks import daily_sweep
 from tests.factories import DeploymentFactory
@@ -84,7 +85,7 @@ def test_reflection_is_queued_never_run_on_the_request_path(owner, owner_api, tm
             details=lambda: (tmp_path / "worker.log").read_text(),
         )
     prompt = owner_api.get(f"/api/v1/deployments/{deployment.pk}/context/").json()["system_prompt"]
-    assert prompt["segments"]["lessons"].endswith(notes(deployment)[0].lessons_text)
+    assert prompt["segments"]["lessons"].endswith("\n".join(lessons_bullets(notes(deployment)[0].lessons_text)))
 
 
 def test_the_daily_sweep_queues_due_deployments_only(owner, owner_api, tmp_path):

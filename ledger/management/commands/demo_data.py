@@ -58,8 +58,12 @@ class Command(MaintenanceCommand):
                 owner=user, skill_id=skill.pk, version=None, mode=DeploymentMode.PAPER
             )
         if deployment.latest_tick_at is None:
-            # A day of synthetic ticks through the real API, so the journal and context are not empty.
-            transaction.on_commit(lambda: call_command("simulate", deployment.pk, ticks=DEMO_TICKS, stdout=self.stdout))
+            # A day of synthetic ticks through the real API, so the journal and context are not empty, with
+            # reflection keeping up (the statistical engine unless a key is set), so the lessons page's A/B
+            # figures compare revisions with trades made under them.
+            transaction.on_commit(
+                lambda: call_command("simulate", deployment.pk, ticks=DEMO_TICKS, reflect=True, stdout=self.stdout)
+            )
         self.stdout.write(f"Demo trader: username {DEMO_USERNAME!r}, password {password!r}")
 
 
