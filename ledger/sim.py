@@ -25,11 +25,20 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from collections import deque
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
-from ledger.materializer import MaterializeContext, Op, apply_ops, reconcile_portfolio_delta
+from ledger.materializer import (
+    MaterializeContext,
+    Op,
+    OpenTradeOp,
+    apply_ops,
+    flatten_ops,
+    opened_trade,
+    reconcile_portfolio_delta,
+)
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.risk_state import EngineOutcome, risk_window_start
 
@@ -67,15 +76,26 @@ def _entry_key(trade: ClosedTrade) -> tuple[dt.timedelta, str]:
     return (dt.datetime.min.replace(tzinfo=dt.UTC) - trade.entry_tick_at, trade.symbol)
 
 
+class SituationRecorder(Protocol):
+    """Situation memory (recall.situations.SituationMemory): told the trades each tick opened and closed."""
+
+    def record(self, tick: Tick, *, opened: Sequence[OpenTrade], closed: Sequence[ClosedTrade]) -> None: ...
+
+
 class SimLedger:
     """One deployment's trade ledger in memory, fed the same tick stream a runner posts live.
 
     `lessons_hash` is what the live deployment's `active_lessons_hash` would be: new trades are
     stamped with it (an empty string counts as none, as live). It may be changed between ticks.
+
+    `situations` is the situation memory the live ledger writes as it materializes a tick
+    (recall.situations.SituationMemory, with the live embedder): told each tick's opened and
+    closed trades before the ledger's own state changes, so an error there changes nothing.
     """
 
-    def __init__(self, *, lessons_hash: str | None = None):
+    def __init__(self, *, lessons_hash: str | None = None, situations: SituationRecorder | None = None):
         self.lessons_hash = lessons_hash
+        self.situations = situations
         self._open: dict[str, OpenTrade] = {}
         self._closed: list[ClosedTrade] = []  # in exit order, as the ops closed them
         self._by_entry: list[ClosedTrade] = []  # the same trades, entry desc then symbol asc
@@ -107,6 +127,10 @@ class SimLedger:
         tick = tick_from_payload(str(snapshot_id), tick_at, stored)
         ops = reconcile_portfolio_delta(self._open, tick.positions, MaterializeContext(tick, self.lessons_hash or None))
         open_trades, closed = apply_ops(self._open, ops)
+        if self.situations is not None:
+            opened = [opened_trade(op) for op in flatten_ops(ops) if isinstance(op, OpenTradeOp)]
+            if opened or closed:
+                self.situations.record(tick, opened=opened, closed=closed)
         # Nothing below raises: the tick is applied whole or not at all.
         self._open = open_trades
         for trade in closed:

@@ -4,14 +4,12 @@ write request's path."""
 import logging
 
 from celery import shared_task
-from django.db import OperationalError, transaction
+from django.db import OperationalError
 
 from access import scope
-from memorysite.redis import queued_done
 from recall import services
 from recall.embeddings import background_embedder
 from recall.models import SyncedFolder
-from recall.receivers import SITUATIONS_QUEUED
 
 logger = logging.getLogger(__name__)
 
@@ -35,16 +33,6 @@ def embed_pending() -> int:
     # Pending chunks of every trader (and global playbooks), a committed batch at a time.
     with scope.elevated("recall.embed_pending: embed every trader's pending chunks", atomic=False):
         return services.embed_pending(embedder=embedder)
-
-
-@shared_task(name="recall.sync_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
-def sync_situations(deployment_id: int) -> int:
-    """Situation rows for the deployment's new trades, outcomes for its closed ones. Clears the
-    "queued" mark first, so trades opened or closed while it runs queue the next sync."""
-    queued_done(SITUATIONS_QUEUED, deployment_id)
-    with transaction.atomic():  # row-level security scopes transactions: the queuing trader's
-        created, attached = services.situations_sync(deployment_id=deployment_id, embedder=background_embedder())
-    return created + attached
 
 
 @shared_task(name="recall.scheduled_sync", ignore_result=True)

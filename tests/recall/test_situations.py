@@ -145,7 +145,7 @@ def test_similar_situations_filter_on_symbol_side_skill_and_owner(owner, other):
     _trade(deployment, hours=2, side="short", reason="breakout above range")
     _trade(deployment, hours=3, symbol="ETH", reason="breakout above range")
     _trade(foreign, hours=4, reason="breakout above range")
-    current = _trade(deployment, hours=5, closed=False, reason="breakout above range")
+    current = _trade(deployment, hours=1.25, closed=False, reason="breakout above range")
     embedder = get_embedder()
     for each in (deployment, sibling, foreign):
         services.situations_sync(deployment_id=each.pk, embedder=embedder)
@@ -159,9 +159,11 @@ def test_similar_situations_filter_on_symbol_side_skill_and_owner(owner, other):
         "won +$5.00 after 30m; exit: target",
         "lost −$3.00 after 30m; exit: target",
     }
-    # as of before the sibling's trade closed, only the first one is known
-    early = selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=1))
+    # as of before the sibling's trade closed (at 1:30), only the first one is known
+    early = selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=1.4))
     assert len(early.split("\n")) == 3
+    # as of before the current trade opened, it is not open: nothing to recall
+    assert selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=1.2)) is None
     # syncing again changes nothing; closing the current trade attaches its outcome
     assert services.situations_sync(deployment_id=deployment.pk, embedder=embedder) == (0, 0)
     TradeHistory.objects.filter(pk=current.pk).update(
