@@ -6,7 +6,9 @@ and applies the same materializer ops the live ledger applies (`ledger.services.
 `SimLedger.context_inputs` answers with the same `ContextInputs` the live selector builds
 (`ledger.selectors.context_inputs`), with the same windows, orderings and cuts. So
 `agentcontext.formatting.render_context` over a SimLedger is byte-identical to the live
-`GET /context/` after the same tick stream (tests/ledger/test_sim.py drives both).
+`GET /context/` after the same tick stream (tests/ledger/test_sim.py drives both); with situation
+memory (`situations=recall.situations.SituationMemory(embedder)`) and
+`agentcontext.selectors.context_for_inputs`, every section is.
 
 Memory: open trades, every closed trade (they are the backtest's result) and the engine verdicts
 of the ticks inside the widest risk window (`risk_window_start` of the latest tick: at most one

@@ -617,7 +617,7 @@ def situations_record(
 
 def _outcome_fields(trade: TradeHistory) -> dict:
     """A situation's outcome columns for its trade: empty while the trade is open."""
-    if trade.status != TradeStatus.CLOSED:
+    if trade.status != TradeStatus.CLOSED or trade.realized_pnl_usd is None or trade.holding_minutes is None:
         return {}
     return {
         "outcome": outcome_text(

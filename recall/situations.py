@@ -226,14 +226,14 @@ class SituationMemory:
             vectors = [float32_values(vector) for vector in self.embedder.embed(summaries)]
             if len(vectors) != len(summaries):
                 raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(summaries)} texts")
-        for trade in closed:  # a flip closes the old side before it opens the new one
-            situation = self._open.pop(trade.symbol, None)
+        for done in closed:  # a flip closes the old side before it opens the new one
+            situation = self._open.pop(done.symbol, None)
             if situation is None or situation.embedding is None:
                 continue
             outcome = outcome_text(
-                realized_pnl_usd=trade.realized_pnl_usd,
-                holding_minutes=trade.holding_minutes,
-                exit_reason=trade.exit_reason,
+                realized_pnl_usd=done.realized_pnl_usd,
+                holding_minutes=done.holding_minutes,
+                exit_reason=done.exit_reason,
             )
             past = PastSituation(situation.entry_tick_at, situation.summary, outcome, situation.embedding)
             self._past.setdefault((situation.symbol, situation.side), []).append(past)
