@@ -25,6 +25,7 @@ from ledger.domain import ClosedTrade
 from ledger.memory_view import ContextInputs
 from ledger.models import Deployment, SkillVersion
 from recall import selectors as recall_selectors
+from recall.embeddings import get_embedder
 from recall.situations import SituationMemory
 from reflection import selectors as reflection_selectors
 
@@ -305,7 +306,7 @@ def deployment_memory_context_with(
         memory_enabled=memory_enabled,
         manual=manual if manual is not None else manual_settings(deployment.skill_version),
         similar_situations=lambda as_of: recall_selectors.similar_situations_section(
-            deployment=deployment, as_of=as_of
+            deployment=deployment, as_of=as_of, embedder=get_embedder()
         ),
         reads=reads,
     )

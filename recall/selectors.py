@@ -569,22 +569,26 @@ SITUATIONS_FETCH = 4 * SITUATIONS_K
 _CURRENT = """
     SELECT trade_id, summary, embedding
     FROM recall_trade_situations
-    WHERE deployment_id = %s AND embedding IS NOT NULL AND entry_tick_at <= %s
-      AND (closed_at IS NULL OR closed_at > %s)
+    WHERE deployment_id = %s AND entry_tick_at <= %s AND (closed_at IS NULL OR closed_at > %s)
     ORDER BY symbol COLLATE "C", entry_tick_at
     LIMIT %s
 """
 # The trader's closed trades of the same skill, symbol and side, closed by the tick; "+ 0" keeps the exact scan.
-_SIMILAR = """
+_PAST = """
     SELECT s.entry_tick_at, s.summary, s.outcome, s.embedding
     FROM recall_trade_situations o
     JOIN recall_trade_situations s
       ON s.skill_id = o.skill_id AND s.symbol = o.symbol AND s.side = o.side AND s.owner_id = o.owner_id
-    WHERE o.trade_id = %s AND s.embedding IS NOT NULL
-      AND s.closed_at IS NOT NULL AND s.closed_at <= %s AND s.trade_id <> o.trade_id
-    ORDER BY (s.embedding <=> o.embedding) + 0, s.entry_tick_at DESC, s.summary COLLATE "C", s.outcome COLLATE "C"
+    WHERE o.trade_id = %s AND s.closed_at IS NOT NULL AND s.closed_at <= %s AND s.trade_id <> o.trade_id
+"""
+_SIMILAR = (
+    _PAST
+    + """ AND s.embedding IS NOT NULL
+    ORDER BY (s.embedding <=> %s::vector) + 0, s.entry_tick_at DESC, s.summary COLLATE "C", s.outcome COLLATE "C"
     LIMIT %s
 """
+)
+_UNEMBEDDED = _PAST + " AND s.embedding IS NULL"  # the index recall_situation_unembedded
 
 
 def _vector(text: str) -> tuple[float, ...]:
@@ -592,22 +596,42 @@ def _vector(text: str) -> tuple[float, ...]:
     return float32_values([float(value) for value in text[1:-1].split(",")])
 
 
-def similar_situations_section(*, deployment, as_of: datetime | None, k: int = SITUATIONS_K) -> str | None:
+def _vector_text(values: Sequence[float]) -> str:
+    return "[" + ",".join(repr(value) for value in values) + "]"  # float4 values: read back exactly
+
+
+def similar_situations_section(*, deployment, as_of: datetime | None, embedder, k: int = SITUATIONS_K) -> str | None:
     """``## Similar past situations`` for the deployment's trades open as of ``as_of`` (the latest tick): for
     each, the k nearest closed trades of the same skill with the same symbol and side (the structured fields
-    filter, the embedding only ranks), closed by ``as_of``. None when there is nothing.
+    filter, the embedding only ranks), closed by ``as_of``. None when there is nothing, or no embedder.
 
     A function of the ticks posted up to ``as_of`` (and the other deployments of the skill): the situation rows
-    are written with the trades, in the materialization of the tick that opened or closed them, and the ranking
-    is recall.situations.rank_similar's, the sim ledger's (``SituationMemory``)."""
-    if as_of is None:
+    are written with the trades, in the materialization of the tick that opened or closed them; a summary the
+    embedding task has not reached yet is embedded here (the same embedder, so the vector it will store); and
+    the ranking is recall.situations.rank_similar's, the sim ledger's (``SituationMemory``)."""
+    if as_of is None or embedder is None:
         return None
-    groups = []
+
+    def embedded(summaries: set[str]) -> dict[str, tuple[float, ...]]:
+        texts = sorted(summaries)
+        return dict(zip(texts, (float32_values(v) for v in embedder.embed(texts)), strict=True)) if texts else {}
+
     with connection.cursor() as cursor:
         cursor.execute(_CURRENT, [deployment.pk, as_of, as_of, OPEN_SITUATIONS_MAX])
         current = cursor.fetchall()
+        if not current:
+            return None
+        now = embedded({summary for _, summary, embedding in current if embedding is None})
+        found = []
         for trade_id, summary, embedding in current:
-            cursor.execute(_SIMILAR, [trade_id, as_of, max(k, SITUATIONS_FETCH)])
-            candidates = [PastSituation(row[0], row[1], row[2], _vector(row[3])) for row in cursor.fetchall()]
-            groups.append((summary, rank_similar(_vector(embedding), candidates, k)))
-    return render_similar_situations(groups) if groups else None
+            query = now[summary] if embedding is None else _vector(embedding)
+            cursor.execute(_SIMILAR, [trade_id, as_of, _vector_text(query), max(k, SITUATIONS_FETCH)])
+            past = [PastSituation(row[0], row[1], row[2], _vector(row[3])) for row in cursor.fetchall()]
+            cursor.execute(_UNEMBEDDED, [trade_id, as_of])
+            found.append((summary, query, past, cursor.fetchall()))
+    then = embedded({row[1] for *_, unembedded in found for row in unembedded})
+    groups = []
+    for summary, query, past, unembedded in found:
+        candidates = past + [PastSituation(row[0], row[1], row[2], then[row[1]]) for row in unembedded]
+        groups.append((summary, rank_similar(query, candidates, k)))
+    return render_similar_situations(groups)

@@ -581,38 +581,67 @@ def citations_attach(*, snapshot: DecisionSnapshot, query: str, citations: Seque
 
 
 def situations_record(
-    *, deployment: Deployment, opened: Sequence[tuple[TradeHistory, OpenTrade, Tick]], closed, embedder
+    *, deployment: Deployment, opened: Sequence[tuple[TradeHistory, OpenTrade, Tick]], closed: Sequence[TradeHistory]
 ) -> None:
     """The situation rows of one materialization batch, written in its transaction (``ledger.signals.
-    trades_materialized``): a row per trade it opened (the summary of its opening tick, embedded now) and the
-    outcome of each trade it closed. So the rows, and the ``## Similar past situations`` of any tick, follow
-    from the ticks posted, whenever and by whom the batch ran: no later pass fills them in. The sim ledger
-    writes the same (``recall.situations.SituationMemory``). Trades materialized before situations were
-    written here get theirs from ``situations_sync`` (``manage.py recall_situations``)."""
-    summaries = [summary_at_open(trade, tick.bars.get(trade.symbol, ())) for _, trade, tick in opened]
-    vectors = list(embedder.embed(summaries)) if embedder is not None and summaries else [None] * len(summaries)
-    rows = []
-    for (row, trade, _), summary, vector in zip(opened, summaries, vectors, strict=True):
-        rows.append(
-            TradeSituation(
-                trade_id=row.pk,
-                owner_id=deployment.owner_id,
-                deployment_id=deployment.pk,
-                skill_id=row.skill_id,
-                symbol=trade.symbol,
-                side=trade.side,
-                entry_tick_at=trade.entry_tick_at,
-                summary=summary,
-                embedding=vector,
-                **_outcome_fields(row),
-            )
+    trades_materialized``): a row per trade it opened (the summary of its opening tick) and the outcome of
+    each trade it closed. So the rows follow from the ticks posted, whenever and by whom the batch ran. The
+    embedding is not computed here (it would hold the deployment's row lock, which ticks wait on): the
+    ``recall.embed_situations`` task fills it after the commit, and until it has, the section's read embeds
+    the summary itself (``recall.selectors.similar_situations_section``), so the text is the same either way.
+    The sim ledger keeps the same memory (``recall.situations.SituationMemory``). Trades materialized before
+    situations were written here get theirs from ``situations_sync`` (``manage.py recall_situations``)."""
+    rows = [
+        TradeSituation(
+            trade_id=row.pk,
+            owner_id=deployment.owner_id,
+            deployment_id=deployment.pk,
+            skill_id=row.skill_id,
+            symbol=trade.symbol,
+            side=trade.side,
+            entry_tick_at=trade.entry_tick_at,
+            summary=summary_at_open(trade, tick.bars.get(trade.symbol, ())),
+            embedding=None,
+            **_outcome_fields(row),
         )
+        for row, trade, tick in opened
+    ]
     if rows:
         TradeSituation.objects.bulk_create(rows)
     new = {row.pk for row, _, _ in opened}
-    for row in closed:
+    # By trade id, the order every writer of situation rows takes their locks in (situations_embed too).
+    for row in sorted(closed, key=lambda row: str(row.pk)):
         if row.pk not in new:
             TradeSituation.objects.filter(trade_id=row.pk, closed_at__isnull=True).update(**_outcome_fields(row))
+
+
+def situations_embed(*, deployment_id: int, embedder) -> int:
+    """Store the embedding of the deployment's situations that have none (``recall.embed_situations``).
+    Embeds with no transaction open, then writes each row in a short one of its own, in trade id order, only
+    if it still has none: a concurrent run, or a rebuild that replaced the row, makes it a no-op. Returns the
+    rows written."""
+    if embedder is None:
+        return 0
+    written = 0
+    while True:
+        with transaction.atomic():  # row-level security scopes transactions: the queuing trader's
+            pending = list(
+                TradeSituation.objects.filter(deployment_id=deployment_id, embedding__isnull=True)
+                .order_by("trade_id")
+                .values_list("trade_id", "summary")[:EMBED_BATCH]
+            )
+        if not pending:
+            return written
+        vectors = embedder.embed([summary for _, summary in pending])
+        stored = 0
+        for (trade_id, summary), vector in zip(pending, vectors, strict=True):
+            with transaction.atomic():
+                stored += TradeSituation.objects.filter(
+                    trade_id=trade_id, summary=summary, embedding__isnull=True
+                ).update(embedding=vector)
+        written += stored
+        if len(pending) < EMBED_BATCH or not stored:
+            return written
 
 
 def _outcome_fields(trade: TradeHistory) -> dict:

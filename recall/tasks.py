@@ -7,9 +7,11 @@ from celery import shared_task
 from django.db import OperationalError
 
 from access import scope
+from memorysite.redis import queued_done
 from recall import services
 from recall.embeddings import background_embedder
 from recall.models import SyncedFolder
+from recall.receivers import SITUATIONS_QUEUED
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +35,15 @@ def embed_pending() -> int:
     # Pending chunks of every trader (and global playbooks), a committed batch at a time.
     with scope.elevated("recall.embed_pending: embed every trader's pending chunks", atomic=False):
         return services.embed_pending(embedder=embedder)
+
+
+@shared_task(name="recall.embed_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
+def embed_situations(deployment_id: int) -> int:
+    """Store the embeddings of the deployment's new situations (written by its materialization). Clears the
+    "queued" mark first, so trades opened while it runs queue the next run. Only spares later reads the
+    embedding: until it has run, the section's read embeds the summaries itself."""
+    queued_done(SITUATIONS_QUEUED, deployment_id)
+    return services.situations_embed(deployment_id=deployment_id, embedder=background_embedder())
 
 
 @shared_task(name="recall.scheduled_sync", ignore_result=True)

@@ -163,7 +163,9 @@ def test_similar_situations_filter_on_symbol_side_skill_and_owner(owner, other):
         services.situations_sync(deployment_id=each.pk, embedder=embedder)
     assert TradeSituation.objects.count() == 6
     assert TradeSituation.objects.filter(closed_at__isnull=False).count() == 5
-    text = selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=6))
+    text = selectors.similar_situations_section(
+        deployment=deployment, embedder=embedder, as_of=T0 + dt.timedelta(hours=6)
+    )
     lines = text.split("\n")
     assert lines[0] == HEADER and lines[1].startswith("Now: long BTC")
     assert len(lines) == 4  # the two long BTC trades of this skill, nothing else
@@ -172,10 +174,17 @@ def test_similar_situations_filter_on_symbol_side_skill_and_owner(owner, other):
         "lost −$3.00 after 30m; exit: target",
     }
     # as of before the sibling's trade closed (at 1:30), only the first one is known
-    early = selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=1.4))
+    early = selectors.similar_situations_section(
+        deployment=deployment, embedder=embedder, as_of=T0 + dt.timedelta(hours=1.4)
+    )
     assert len(early.split("\n")) == 3
     # as of before the current trade opened, it is not open: nothing to recall
-    assert selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=1.2)) is None
+    assert (
+        selectors.similar_situations_section(
+            deployment=deployment, embedder=embedder, as_of=T0 + dt.timedelta(hours=1.2)
+        )
+        is None
+    )
     # syncing again changes nothing; closing the current trade attaches its outcome
     assert services.situations_sync(deployment_id=deployment.pk, embedder=embedder) == (0, 0)
     TradeHistory.objects.filter(pk=current.pk).update(
@@ -188,7 +197,10 @@ def test_similar_situations_filter_on_symbol_side_skill_and_owner(owner, other):
     )
     assert services.situations_sync(deployment_id=deployment.pk, embedder=embedder) == (0, 1)
     assert TradeSituation.objects.get(trade=current).outcome == "lost −$1.00 after 60m; exit: stop"
-    assert selectors.similar_situations_section(deployment=deployment, as_of=T0 + dt.timedelta(hours=7)) is None
+    assert (
+        selectors.similar_situations_section(deployment=deployment, embedder=embedder, as_of=T0 + dt.timedelta(hours=7))
+        is None
+    )
 
 
 # -- exact ranking, the sim's memory ------------------------------------------------------------------
@@ -289,27 +301,35 @@ def test_an_embedder_error_changes_nothing_in_the_sim():
 @pytest.mark.django_db
 def test_materialization_writes_each_trades_situation_and_outcome_in_its_batch(owner_api, owner):
     deployment = DeploymentFactory(skill_version__skill__owner=owner)
+    embedder = get_embedder()
     url = f"/api/v1/deployments/{deployment.pk}/ticks/"
-    stream = _round_trips(4)
-    for tick_at, payload in stream:
+    situations = TradeSituation.objects.filter(deployment=deployment)
+    for tick_at, payload in _round_trips(4):
         assert owner_api.post(url, {"tick_at": tick_at.isoformat(), **payload}, format="json").status_code == 201
         materialize_pending(deployment_id=deployment.pk)
         trades = TradeHistory.objects.filter(deployment=deployment)
-        situations = TradeSituation.objects.filter(deployment=deployment)
         # a situation per trade, its outcome exactly when the trade is closed: no later pass needed
         assert sorted(situations.values_list("trade_id", flat=True)) == sorted(trades.values_list("pk", flat=True))
         assert set(situations.filter(closed_at__isnull=False).values_list("trade_id", flat=True)) == set(
             trades.filter(status="closed").values_list("pk", flat=True)
         )
-        assert not situations.filter(embedding__isnull=True).exists()
+    # the embeddings come later (the task queued on commit); the read embeds what is missing, so the section is
+    # the same before and after
+    as_of = deployment.__class__.objects.get(pk=deployment.pk).latest_tick_at
+    assert situations.filter(embedding__isnull=True).count() == 5
+    before = selectors.similar_situations_section(deployment=deployment, as_of=as_of, embedder=embedder)
+    assert before.count("\n- ") == 3
+    assert services.situations_embed(deployment_id=deployment.pk, embedder=embedder) == 5
+    assert not situations.filter(embedding__isnull=True).exists()
+    assert selectors.similar_situations_section(deployment=deployment, as_of=as_of, embedder=embedder) == before
+    assert services.situations_embed(deployment_id=deployment.pk, embedder=embedder) == 0
     # the backfill finds nothing to do
-    assert services.situations_sync(deployment_id=deployment.pk, embedder=get_embedder()) == (0, 0)
+    assert services.situations_sync(deployment_id=deployment.pk, embedder=embedder) == (0, 0)
     # rebuilding the ledger from its ticks writes the same rows again
     rows = sorted(situations.values_list("entry_tick_at", "summary", "outcome", "closed_at"))
     trade_history_rebuild(deployment_id=deployment.pk)
-    assert sorted(TradeSituation.objects.filter(deployment=deployment).values_list(
-        "entry_tick_at", "summary", "outcome", "closed_at"
-    )) == rows  # fmt: skip
+    assert sorted(situations.values_list("entry_tick_at", "summary", "outcome", "closed_at")) == rows
+    assert selectors.similar_situations_section(deployment=deployment, as_of=as_of, embedder=embedder) == before
 
 
 @pytest.mark.django_db
@@ -328,30 +348,34 @@ def test_the_backfill_command_writes_the_rows_of_trades_materialized_without_the
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("empty_queue")
-def test_ticks_a_worker_materializes_give_the_sims_section(owner_api, owner, tmp_path):
-    """The runner's path: ticks posted, a real worker materializes them (no read catches up first); the context
-    then shows what the sim's memory shows, with no other task run."""
+def test_ticks_a_worker_materializes_give_the_sims_section_before_and_after_it_embeds(owner_api, owner, tmp_path):
+    """The runner's path: ticks posted, a real worker materializes them and then embeds their situations; the
+    context shows what the sim's memory shows, whether the worker has embedded them yet or not."""
     deployment = DeploymentFactory(skill_version__skill__owner=owner)
     url = f"/api/v1/deployments/{deployment.pk}/ticks/"
     memory = SituationMemory(get_embedder())
     sim = SimLedger(situations=memory)
-    stream = _round_trips(5)
+    situations = TradeSituation.objects.filter(deployment=deployment)
+    seen = set()
     with celery_worker(tmp_path / "worker.log"):
-        for n, (tick_at, payload) in enumerate(stream):
+        for n, (tick_at, payload) in enumerate(_round_trips(5)):
             response = owner_api.post(url, {"tick_at": tick_at.isoformat(), **payload}, format="json")
             assert response.status_code == 201
             sim.record_tick(snapshot_id=str(n), tick_at=tick_at, payload=payload)
+            body = owner_api.get(f"/api/v1/deployments/{deployment.pk}/context/").json()
+            assert body["sections"]["similar_situations"] == memory.section(), n
+            seen.add(situations.filter(embedding__isnull=True).exists())
 
-        def caught_up() -> bool:
-            deployment.refresh_from_db()
-            return deployment.materialized_through == deployment.latest_tick_at
+        def embedded() -> bool:
+            return situations.exists() and not situations.filter(embedding__isnull=True).exists()
 
-        wait_until(caught_up, message="the worker's materialization", details=lambda: worker_log(tmp_path))
+        wait_until(embedded, message="the worker's embedding", details=lambda: worker_log(tmp_path))
     log = worker_log(tmp_path)
-    assert "Task ledger.materialize_deployment[" in log and "Task recall." not in log  # no situation pass
+    assert "Task ledger.materialize_deployment[" in log and "Task recall.embed_situations[" in log
     body = owner_api.get(f"/api/v1/deployments/{deployment.pk}/context/").json()
     assert body["sections"]["similar_situations"] == memory.section()
     assert body["sections"]["similar_situations"].count("\n- ") == 3
+    assert True in seen  # some reads came before the worker's embedding
 
 
 def worker_log(tmp_path) -> str:
