@@ -566,7 +566,7 @@ def recent_journal(*, user, limit: int = 20) -> QuerySet[JournalEntry]:
 SITUATIONS_FETCH = 4 * SITUATIONS_K
 
 # The deployment's open trades as of a tick: opened by then, not closed by then.
-_CURRENT = """
+_SITUATIONS_OPEN = """
     SELECT trade_id, summary, embedding
     FROM recall_trade_situations
     WHERE deployment_id = %s AND entry_tick_at <= %s AND (closed_at IS NULL OR closed_at > %s)
@@ -574,21 +574,22 @@ _CURRENT = """
     LIMIT %s
 """
 # The trader's closed trades of the same skill, symbol and side, closed by the tick; "+ 0" keeps the exact scan.
-_PAST = """
+_SITUATIONS_PAST = """
     SELECT s.entry_tick_at, s.summary, s.outcome, s.embedding
     FROM recall_trade_situations o
     JOIN recall_trade_situations s
       ON s.skill_id = o.skill_id AND s.symbol = o.symbol AND s.side = o.side AND s.owner_id = o.owner_id
     WHERE o.trade_id = %s AND s.closed_at IS NOT NULL AND s.closed_at <= %s AND s.trade_id <> o.trade_id
 """
-_SIMILAR = (
-    _PAST
+_SITUATIONS_NEAREST = (
+    _SITUATIONS_PAST
     + """ AND s.embedding IS NOT NULL
     ORDER BY (s.embedding <=> %s::vector) + 0, s.entry_tick_at DESC, s.summary COLLATE "C", s.outcome COLLATE "C"
     LIMIT %s
 """
 )
-_UNEMBEDDED = _PAST + " AND s.embedding IS NULL"  # the index recall_situation_unembedded
+_SITUATIONS_UNEMBEDDED = _SITUATIONS_PAST + " AND s.embedding IS NULL"  # the index recall_situation_unembedded
+_SITUATION_CANDIDATES = f"({_SITUATIONS_NEAREST}) UNION ALL ({_SITUATIONS_UNEMBEDDED})"
 
 
 def _vector(text: str) -> tuple[float, ...]:
@@ -617,7 +618,7 @@ def similar_situations_section(*, deployment, as_of: datetime | None, embedder, 
         return dict(zip(texts, (float32_values(v) for v in embedder.embed(texts)), strict=True)) if texts else {}
 
     with connection.cursor() as cursor:
-        cursor.execute(_CURRENT, [deployment.pk, as_of, as_of, OPEN_SITUATIONS_MAX])
+        cursor.execute(_SITUATIONS_OPEN, [deployment.pk, as_of, as_of, OPEN_SITUATIONS_MAX])
         current = cursor.fetchall()
         if not current:
             return None
@@ -625,10 +626,12 @@ def similar_situations_section(*, deployment, as_of: datetime | None, embedder, 
         found = []
         for trade_id, summary, embedding in current:
             query = now[summary] if embedding is None else _vector(embedding)
-            cursor.execute(_SIMILAR, [trade_id, as_of, _vector_text(query), max(k, SITUATIONS_FETCH)])
-            past = [PastSituation(row[0], row[1], row[2], _vector(row[3])) for row in cursor.fetchall()]
-            cursor.execute(_UNEMBEDDED, [trade_id, as_of])
-            found.append((summary, query, past, cursor.fetchall()))
+            cursor.execute(
+                _SITUATION_CANDIDATES, [trade_id, as_of, _vector_text(query), max(k, SITUATIONS_FETCH), trade_id, as_of]
+            )
+            rows = cursor.fetchall()
+            past = [PastSituation(row[0], row[1], row[2], _vector(row[3])) for row in rows if row[3] is not None]
+            found.append((summary, query, past, [row for row in rows if row[3] is None]))
     then = embedded({row[1] for *_, unembedded in found for row in unembedded})
     groups = []
     for summary, query, past, unembedded in found:
