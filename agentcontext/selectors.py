@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.utils.functional import SimpleLazyObject
 
@@ -22,6 +24,8 @@ from ledger.domain import ClosedTrade
 from ledger.memory_view import ContextInputs
 from ledger.models import Deployment, SkillVersion
 from recall import selectors as recall_selectors
+from recall.embeddings import get_embedder
+from recall.situations import SituationMemory
 from reflection import selectors as reflection_selectors
 
 SIMILAR_SITUATIONS_KEY = "similar_situations"
@@ -95,17 +99,32 @@ def context_for_inputs(
     memory_enabled: bool,
     manual: ManualSettings,
     manual_min_score: float = MANUAL_MIN_SCORE,
+    similar_situations: Callable[[datetime], str | None] | None = None,
     reads: SectionReads | None = None,
 ) -> MemoryContext:
     """The memory block from a ledger's ContextInputs, live (``ledger.selectors.context_inputs``) or sim
-    (``ledger.sim.SimLedger.context_inputs``), with the manual section: the one path for both, so the same
-    tick stream and index state give the same text. Live adds similar past situations on top (the sim
-    ledger has no situation memory: the one section where they differ).
+    (``ledger.sim.SimLedger.context_inputs``), with similar past situations and the manual section: the one
+    path for both, so the same tick stream and index state give the same text, section by section.
 
-    With ``reads`` (live) the manual section's search is one of them: a database error empties the section
-    and names it in ``reads.degraded``. Without (sim) it raises: a backtest has no tick to keep alive, and a
-    run that silently lost a section would not be the replay it claims to be."""
+    ``similar_situations(as_of)`` is the ledger's situation memory as of the latest tick: live
+    ``recall.selectors.similar_situations_section``, sim ``recall.situations.SituationMemory.section``
+    (``sim_situations``); None: no situation memory, no section. Asked only when memory is on and a trade is
+    open.
+
+    With ``reads`` (live) the situations and the manual section's search are reads of their own: a database
+    error empties the section and names it in ``reads.degraded``. Without (sim) it raises: a backtest has no
+    tick to keep alive, and a run that silently lost a section would not be the replay it claims to be."""
     context = render_context(inputs, recent_trades_k=recent_trades_k, memory_enabled=memory_enabled)
+    last_tick = inputs.last_tick
+    situations = None
+    if similar_situations is not None and memory_enabled and inputs.open_trades and last_tick is not None:
+        as_of = last_tick.tick_at
+
+        def similar() -> str | None:
+            return similar_situations(as_of)
+
+        situations = similar() if reads is None else reads.read(SIMILAR_SITUATIONS_KEY, similar, None)
+    context = context.with_section(SIMILAR_SITUATIONS_KEY, situations)
 
     def section() -> str | None:
         return manual_section(
@@ -113,6 +132,12 @@ def context_for_inputs(
         )
 
     return context.with_section(MANUAL_KEY, section() if reads is None else reads.read(MANUAL_KEY, section, None))
+
+
+def sim_situations(memory: SituationMemory) -> Callable[[datetime], str | None]:
+    """``context_for_inputs``'s ``similar_situations`` for a sim ledger's situation memory (always as of the
+    ledger's latest tick, the one its ContextInputs are of)."""
+    return lambda as_of: memory.section()
 
 
 def manual_section(
@@ -167,21 +192,6 @@ def manual_section(
         for hit in outcome.hits
     ]
     return render_manual_section(chunks, token_cap=settings.token_cap)
-
-
-def _with_similar_situations(
-    context: MemoryContext, deployment: Deployment, inputs: ContextInputs, memory_enabled: bool, reads: SectionReads
-) -> MemoryContext:
-    """Phase 3: the nearest closed trades to each open one (recall), when memory is on and there are any."""
-    section = None
-    last_tick = inputs.last_tick
-    if memory_enabled and inputs.open_trades and last_tick is not None:
-        section = reads.read(
-            SIMILAR_SITUATIONS_KEY,
-            lambda: recall_selectors.similar_situations_section(deployment=deployment, as_of=last_tick.tick_at),
-            None,
-        )
-    return context.with_section(SIMILAR_SITUATIONS_KEY, section)
 
 
 def _live_inputs(reads: SectionReads, deployment: Deployment, recent_k: int) -> ContextInputs:
@@ -283,10 +293,12 @@ def deployment_memory_context_with(
         recent_trades_k=recent_trades_k,
         memory_enabled=memory_enabled,
         manual=manual if manual is not None else manual_settings(deployment.skill_version),
+        similar_situations=lambda as_of: recall_selectors.similar_situations_section(
+            deployment=deployment, as_of=as_of, embedder=get_embedder()
+        ),
         reads=reads,
     )
     if inputs.last_tick is None and reads.is_degraded("last_decision") and memory_enabled:
         # "now" is unknown, so nothing else renders; the recent trades do not need it.
         context = context.with_section("recent_trades", render_recent_trades(inputs.recent_closed, k=recent_trades_k))
-    context = _with_similar_situations(context, deployment, inputs, memory_enabled, reads)
     return context.with_degraded([key for key in reads.degraded if key in SECTION_KEYS])

@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from access.keys import new_key
+from ledger.domain import OpenTrade, Tick
 from ledger.materializer import (
     CloseTrade,
     MaterializeContext,
@@ -40,7 +41,7 @@ from ledger.models import (
     TradeStatus,
 )
 from ledger.selectors import snapshot_tick, trade_row_to_open
-from ledger.signals import trades_closed, trades_opened
+from ledger.signals import trades_closed, trades_materialized
 from memorysite.redis import enqueue_once, queued_done
 
 logger = logging.getLogger(__name__)
@@ -244,6 +245,7 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
     state = {symbol: trade_row_to_open(row) for symbol, row in rows.items()}
     touched: dict[object, TradeHistory] = {}
     created: list[TradeHistory] = []
+    opened: list[tuple[TradeHistory, OpenTrade, Tick]] = []
     now = timezone.now()
     for snapshot in snapshots:
         tick = snapshot_tick(snapshot)
@@ -254,6 +256,7 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
                 row = _new_trade_row(deployment, skill_version, op)
                 rows[op.symbol] = row
                 created.append(row)
+                opened.append((row, opened_trade(op), tick))
             else:
                 row = rows.pop(op.symbol) if isinstance(op, CloseTrade) else rows[op.symbol]
                 _apply_op_to_row(row, op)
@@ -278,11 +281,9 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
         DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
     deployment.materialized_through = snapshots[-1].tick_at
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
-    if created:
-        transaction.on_commit(
-            partial(trades_opened.send, sender=Deployment, deployment_id=deployment.pk, count=len(created))
-        )
     closed_rows = [row for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED]
+    if opened or closed_rows:
+        trades_materialized.send(sender=Deployment, deployment=deployment, opened=opened, closed=closed_rows)
     closed = len(closed_rows)
     if closed:
         _roll_up_daily_pnl(deployment, closed_rows)

@@ -6,7 +6,9 @@ and applies the same materializer ops the live ledger applies (`ledger.services.
 `SimLedger.context_inputs` answers with the same `ContextInputs` the live selector builds
 (`ledger.selectors.context_inputs`), with the same windows, orderings and cuts. So
 `agentcontext.formatting.render_context` over a SimLedger is byte-identical to the live
-`GET /context/` after the same tick stream (tests/ledger/test_sim.py drives both).
+`GET /context/` after the same tick stream (tests/ledger/test_sim.py drives both); with situation
+memory (`situations=recall.situations.SituationMemory(embedder)`) and
+`agentcontext.selectors.context_for_inputs`, every section is.
 
 Memory: open trades, every closed trade (they are the backtest's result) and the engine verdicts
 of the ticks inside the widest risk window (`risk_window_start` of the latest tick: at most one
@@ -36,7 +38,15 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any, Protocol
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
-from ledger.materializer import MaterializeContext, Op, apply_ops, reconcile_portfolio_delta
+from ledger.materializer import (
+    MaterializeContext,
+    Op,
+    OpenTradeOp,
+    apply_ops,
+    flatten_ops,
+    opened_trade,
+    reconcile_portfolio_delta,
+)
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.risk_state import EngineOutcome, risk_window_start
 
@@ -83,17 +93,34 @@ class SimReflector(Protocol):
         ...
 
 
+class SituationRecorder(Protocol):
+    """Situation memory (recall.situations.SituationMemory): told the trades each tick opened and closed."""
+
+    def record(self, tick: Tick, *, opened: Sequence[OpenTrade], closed: Sequence[ClosedTrade]) -> None: ...
+
+
 class SimLedger:
     """One deployment's trade ledger in memory, fed the same tick stream a runner posts live.
 
     `lessons_hash` is what the live deployment's `active_lessons_hash` would be: new trades are
     stamped with it (an empty string counts as none, as live). It may be changed between ticks,
     and `reflection` (opt-in) changes it when it makes a new lessons revision.
+
+    `situations` is the situation memory the live ledger writes as it materializes a tick
+    (recall.situations.SituationMemory, with the live embedder): told each tick's opened and
+    closed trades before the ledger's own state changes, so an error there changes nothing.
     """
 
-    def __init__(self, *, lessons_hash: str | None = None, reflection: SimReflector | None = None):
+    def __init__(
+        self,
+        *,
+        lessons_hash: str | None = None,
+        reflection: SimReflector | None = None,
+        situations: SituationRecorder | None = None,
+    ):
         self.lessons_hash = lessons_hash
         self.reflection = reflection
+        self.situations = situations
         self._open: dict[str, OpenTrade] = {}
         self._closed: list[ClosedTrade] = []  # in exit order, as the ops closed them
         self._by_entry: list[ClosedTrade] = []  # the same trades, entry desc then symbol asc
@@ -125,6 +152,10 @@ class SimLedger:
         tick = tick_from_payload(str(snapshot_id), tick_at, stored)
         ops = reconcile_portfolio_delta(self._open, tick.positions, MaterializeContext(tick, self.lessons_hash or None))
         open_trades, closed = apply_ops(self._open, ops)
+        if self.situations is not None:
+            opened = [opened_trade(op) for op in flatten_ops(ops) if isinstance(op, OpenTradeOp)]
+            if opened or closed:
+                self.situations.record(tick, opened=opened, closed=closed)
         # Nothing below raises: the tick is applied whole or not at all.
         self._open = open_trades
         for trade in closed:

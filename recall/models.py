@@ -292,6 +292,13 @@ class TradeSituation(OwnedModel):
                 name="recall_situation_closed",
             ),
             models.Index(fields=["deployment", "-entry_tick_at"], name="recall_situation_deployment"),
+            # recall.selectors.similar_situations_section: the rows the embedding task has not reached yet
+            # (ranked on vectors the read computes itself).
+            models.Index(
+                fields=["skill", "symbol", "side"],
+                condition=Q(embedding__isnull=True),
+                name="recall_situation_unembedded",
+            ),
         ]
 
     def __str__(self) -> str:

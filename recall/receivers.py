@@ -1,37 +1,49 @@
-"""Recall listens to the ledger: opened and closed trades get their situation rows (phase 3).
+"""Recall listens to the ledger: the trades a materialization batch opens and closes get their situation
+rows (phase 3) in the batch's own transaction, and their embeddings from a task queued on its commit.
 
-Debounced per deployment (memorysite.redis.enqueue_once): a sync is marked queued and the task clears
-the mark when it starts, so a burst of ticks opening and closing trades queues one sync (every trade
-still gets its row: the sync picks up everything missing), and the worker's queue stays free for
-materialization."""
+Written with the trades, not by a later pass: whether a tick's ``## Similar past situations`` shows a
+neighbour depends on the ticks posted alone, never on how far a background worker has got (the section's read
+embeds any summary the task has not reached; the sim ledger keeps the same memory with the same embedder:
+recall.situations.SituationMemory).
+
+The embedding task is debounced per deployment (memorysite.redis.enqueue_once): a burst of ticks opening
+trades queues one run, which embeds everything still missing."""
 
 import logging
+from functools import partial
 
+from django.db import transaction
 from django.dispatch import receiver
 
-from ledger.signals import trades_closed, trades_opened
+from ledger.signals import trades_materialized
 from memorysite.redis import enqueue_once
+from recall.services import situations_record
 
 logger = logging.getLogger(__name__)
 
-SYNC_DELAY_S = 2
+EMBED_DELAY_S = 2
 SITUATIONS_QUEUED = "recall:situations"
 SITUATIONS_QUEUED_TTL_S = 300  # a lost task message frees the mark after this long
 
 
-@receiver(trades_opened, dispatch_uid="recall.situations_on_open")
-@receiver(trades_closed, dispatch_uid="recall.situations_on_close")
-def queue_situation_sync(sender, *, deployment_id: int, **kwargs) -> None:
-    """Queue the situation sync unless one is already queued; embedding never runs here (this can be
-    a tick request's catch-up). A failure only logs: the next open or close queues it again."""
-    from recall.tasks import sync_situations
+@receiver(trades_materialized, dispatch_uid="recall.situations_on_materialize")
+def record_situations(sender, *, deployment, opened, closed, **kwargs) -> None:
+    situations_record(deployment=deployment, opened=opened, closed=closed)
+    if opened:
+        transaction.on_commit(partial(queue_situation_embedding, deployment.pk))
+
+
+def queue_situation_embedding(deployment_id: int) -> None:
+    """Queue the embedding task unless one is already queued. A failure only logs: reads embed what is
+    missing, and the next opened trade queues it again."""
+    from recall.tasks import embed_situations
 
     try:
         enqueue_once(
             SITUATIONS_QUEUED,
             deployment_id,
             ttl_s=SITUATIONS_QUEUED_TTL_S,
-            enqueue=lambda: sync_situations.apply_async(args=[deployment_id], countdown=SYNC_DELAY_S, retry=False),
+            enqueue=lambda: embed_situations.apply_async(args=[deployment_id], countdown=EMBED_DELAY_S, retry=False),
         )
     except Exception:
-        logger.warning("recall situation sync for deployment %s not queued", deployment_id, exc_info=True)
+        logger.warning("recall situation embedding for deployment %s not queued", deployment_id, exc_info=True)

@@ -46,9 +46,15 @@ from recall.models import (
     EditProposal,
     JournalEntry,
     ProposalStatus,
-    TradeSituation,
 )
-from recall.situations import SimilarSituation, render_similar_situations
+from recall.situations import (
+    OPEN_SITUATIONS_MAX,
+    SITUATIONS_K,
+    PastSituation,
+    float32_values,
+    rank_similar,
+    render_similar_situations,
+)
 
 HNSW_EF_SEARCH = 400  # the iterative scan's candidate list: recall@10 against p95 (bench/recall_latency.py)
 HNSW_SCAN_TUPLES_MIN = 2_000  # hnsw.max_scan_tuples floor: expected tuples visited x HNSW_SCAN_TUPLES_MARGIN above it
@@ -61,7 +67,6 @@ _STOPWORDS = (
     "your our their its can did does into onto than then them they there"
 )
 SNIPPET_STOPWORDS = frozenset(_STOPWORDS.split())
-OPEN_SITUATIONS_MAX = 5
 
 
 @dataclass(frozen=True)
@@ -594,44 +599,81 @@ def recent_journal(*, user, limit: int = 20) -> QuerySet[JournalEntry]:
 
 # ------------------------------------------------------------------------------ situation recall
 
-SITUATIONS_K = 3
+# Candidates fetched per open trade, by pgvector's distance, before they are ranked exactly (recall.situations.
+# rank_similar): the database's float rounding can only reorder near-equal distances, so the best k of this many
+# are the best k of all (identical vectors tie exactly in both, and both break ties the same way).
+SITUATIONS_FETCH = 4 * SITUATIONS_K
 
-_SIMILAR = """
-    SELECT s.entry_tick_at, s.summary, s.outcome, 1 - (s.embedding <=> o.embedding) AS similarity
+# The deployment's open trades as of a tick: opened by then, not closed by then.
+_SITUATIONS_OPEN = """
+    SELECT trade_id, summary, embedding
+    FROM recall_trade_situations
+    WHERE deployment_id = %s AND entry_tick_at <= %s AND (closed_at IS NULL OR closed_at > %s)
+    ORDER BY symbol COLLATE "C", entry_tick_at
+    LIMIT %s
+"""
+# The trader's closed trades of the same skill, symbol and side, closed by the tick; "+ 0" keeps the exact scan.
+_SITUATIONS_PAST = """
+    SELECT s.entry_tick_at, s.summary, s.outcome, s.embedding
     FROM recall_trade_situations o
     JOIN recall_trade_situations s
       ON s.skill_id = o.skill_id AND s.symbol = o.symbol AND s.side = o.side AND s.owner_id = o.owner_id
-    WHERE o.trade_id = %s AND s.embedding IS NOT NULL
-      AND s.closed_at IS NOT NULL AND s.closed_at <= %s AND s.trade_id <> o.trade_id
-    ORDER BY (s.embedding <=> o.embedding) + 0, s.entry_tick_at DESC
+    WHERE o.trade_id = %s AND s.closed_at IS NOT NULL AND s.closed_at <= %s AND s.trade_id <> o.trade_id
+"""
+_SITUATIONS_NEAREST = (
+    _SITUATIONS_PAST
+    + """ AND s.embedding IS NOT NULL
+    ORDER BY (s.embedding <=> %s::vector) + 0, s.entry_tick_at DESC, s.summary COLLATE "C", s.outcome COLLATE "C"
     LIMIT %s
 """
+)
+_SITUATIONS_UNEMBEDDED = _SITUATIONS_PAST + " AND s.embedding IS NULL"  # the index recall_situation_unembedded
+_SITUATION_CANDIDATES = f"({_SITUATIONS_NEAREST}) UNION ALL ({_SITUATIONS_UNEMBEDDED})"
 
 
-def similar_situations_section(*, deployment, as_of: datetime | None, k: int = SITUATIONS_K) -> str | None:
-    """``## Similar past situations`` for the deployment's open trades: for each, the k nearest
-    closed trades of the same skill with the same symbol and side (the structured fields filter,
-    the embedding only ranks), closed by ``as_of`` (the latest tick). None when there is nothing."""
-    if as_of is None:
+def _vector(text: str) -> tuple[float, ...]:
+    """pgvector's text form of a vector as its float4 values."""
+    return float32_values([float(value) for value in text[1:-1].split(",")])
+
+
+def _vector_text(values: Sequence[float]) -> str:
+    return "[" + ",".join(repr(value) for value in values) + "]"  # float4 values: read back exactly
+
+
+def similar_situations_section(*, deployment, as_of: datetime | None, embedder, k: int = SITUATIONS_K) -> str | None:
+    """``## Similar past situations`` for the deployment's trades open as of ``as_of`` (the latest tick): for
+    each, the k nearest closed trades of the same skill with the same symbol and side (the structured fields
+    filter, the embedding only ranks), closed by ``as_of``. None when there is nothing, or no embedder.
+
+    A function of the ticks posted up to ``as_of`` (and the other deployments of the skill): the situation rows
+    are written with the trades, in the materialization of the tick that opened or closed them; a summary the
+    embedding task has not reached yet is embedded here (the same embedder, so the vector it will store); and
+    the ranking is recall.situations.rank_similar's, the sim ledger's (``SituationMemory``)."""
+    if as_of is None or embedder is None:
         return None
-    current = list(
-        TradeSituation.objects.filter(deployment=deployment, closed_at__isnull=True, embedding__isnull=False)
-        .order_by("symbol")
-        .values_list("trade_id", "summary")[:OPEN_SITUATIONS_MAX]
-    )
-    if not current:
-        return None
-    groups = []
+
+    def embedded(summaries: set[str]) -> dict[str, tuple[float, ...]]:
+        texts = sorted(summaries)
+        return dict(zip(texts, (float32_values(v) for v in embedder.embed(texts)), strict=True)) if texts else {}
+
     with connection.cursor() as cursor:
-        for trade_id, summary in current:
-            cursor.execute(_SIMILAR, [trade_id, as_of, k])
-            groups.append(
-                (
-                    summary,
-                    [
-                        SimilarSituation(entry_tick_at=row[0], summary=row[1], outcome=row[2], similarity=float(row[3]))
-                        for row in cursor.fetchall()
-                    ],
-                )
+        cursor.execute(_SITUATIONS_OPEN, [deployment.pk, as_of, as_of, OPEN_SITUATIONS_MAX])
+        current = cursor.fetchall()
+        if not current:
+            return None
+        now = embedded({summary for _, summary, embedding in current if embedding is None})
+        found = []
+        for trade_id, summary, embedding in current:
+            query = now[summary] if embedding is None else _vector(embedding)
+            cursor.execute(
+                _SITUATION_CANDIDATES, [trade_id, as_of, _vector_text(query), max(k, SITUATIONS_FETCH), trade_id, as_of]
             )
+            rows = cursor.fetchall()
+            past = [PastSituation(row[0], row[1], row[2], _vector(row[3])) for row in rows if row[3] is not None]
+            found.append((summary, query, past, [row for row in rows if row[3] is None]))
+    then = embedded({row[1] for *_, unembedded in found for row in unembedded})
+    groups = []
+    for summary, query, past, unembedded in found:
+        candidates = past + [PastSituation(row[0], row[1], row[2], then[row[1]]) for row in unembedded]
+        groups.append((summary, rank_similar(query, candidates, k)))
     return render_similar_situations(groups)

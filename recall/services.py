@@ -28,7 +28,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from ledger.domain import OpenTrade, Tick
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
+from ledger.selectors import snapshot_tick, trade_row_to_open
 from memorysite.text import strip_invisible
 from memorysite.validators import DOCUMENT_TEXT_NUL
 from recall.chunking import chunk_markdown
@@ -47,7 +49,7 @@ from recall.models import (
     TradeSituation,
 )
 from recall.paths import clean_path
-from recall.situations import bar_stats, outcome_text, situation_summary
+from recall.situations import outcome_text, summary_at_open
 
 logger = logging.getLogger(__name__)
 
@@ -578,20 +580,103 @@ def citations_attach(*, snapshot: DecisionSnapshot, query: str, citations: Seque
 # ---------------------------------------------------------------------------------- situations
 
 
+def situations_record(
+    *, deployment: Deployment, opened: Sequence[tuple[TradeHistory, OpenTrade, Tick]], closed: Sequence[TradeHistory]
+) -> None:
+    """The situation rows of one materialization batch, written in its transaction (``ledger.signals.
+    trades_materialized``): a row per trade it opened (the summary of its opening tick) and the outcome of
+    each trade it closed. So the rows follow from the ticks posted, whenever and by whom the batch ran. The
+    embedding is not computed here (it would hold the deployment's row lock, which ticks wait on): the
+    ``recall.embed_situations`` task fills it after the commit, and until it has, the section's read embeds
+    the summary itself (``recall.selectors.similar_situations_section``), so the text is the same either way.
+    The sim ledger keeps the same memory (``recall.situations.SituationMemory``). Trades materialized before
+    situations were written here get theirs from ``situations_sync`` (``manage.py recall_situations``)."""
+    rows = [
+        TradeSituation(
+            trade_id=row.pk,
+            owner_id=deployment.owner_id,
+            deployment_id=deployment.pk,
+            skill_id=row.skill_id,
+            symbol=trade.symbol,
+            side=trade.side,
+            entry_tick_at=trade.entry_tick_at,
+            summary=summary_at_open(trade, tick.bars.get(trade.symbol, ())),
+            embedding=None,
+            **_outcome_fields(row),
+        )
+        for row, trade, tick in opened
+    ]
+    if rows:
+        TradeSituation.objects.bulk_create(rows)
+    new = {row.pk for row, _, _ in opened}
+    # By trade id, the order every writer of situation rows takes their locks in (situations_embed too).
+    for row in sorted(closed, key=lambda row: str(row.pk)):
+        if row.pk not in new:
+            TradeSituation.objects.filter(trade_id=row.pk, closed_at__isnull=True).update(**_outcome_fields(row))
+
+
+def situations_embed(*, deployment_id: int, embedder) -> int:
+    """Store the embedding of the deployment's situations that have none (``recall.embed_situations``).
+    Embeds with no transaction open, then writes each row in a short one of its own, in trade id order, only
+    if it still has none: a concurrent run, or a rebuild that replaced the row, makes it a no-op. Returns the
+    rows written."""
+    if embedder is None:
+        return 0
+    written = 0
+    while True:
+        with transaction.atomic():  # row-level security scopes transactions: the queuing trader's
+            pending = list(
+                TradeSituation.objects.filter(deployment_id=deployment_id, embedding__isnull=True)
+                .order_by("trade_id")
+                .values_list("trade_id", "summary")[:EMBED_BATCH]
+            )
+        if not pending:
+            return written
+        vectors = embedder.embed([summary for _, summary in pending])
+        stored = 0
+        for (trade_id, summary), vector in zip(pending, vectors, strict=True):
+            with transaction.atomic():
+                stored += TradeSituation.objects.filter(
+                    trade_id=trade_id, summary=summary, embedding__isnull=True
+                ).update(embedding=vector)
+        written += stored
+        if len(pending) < EMBED_BATCH or not stored:
+            return written
+
+
+def _outcome_fields(trade: TradeHistory) -> dict:
+    """A situation's outcome columns for its trade: empty while the trade is open."""
+    if trade.status != TradeStatus.CLOSED or trade.realized_pnl_usd is None or trade.holding_minutes is None:
+        return {}
+    return {
+        "outcome": outcome_text(
+            realized_pnl_usd=trade.realized_pnl_usd,
+            holding_minutes=trade.holding_minutes,
+            exit_reason=trade.exit_reason or "",
+        ),
+        "realized_pnl_usd": trade.realized_pnl_usd,
+        "closed_at": trade.exit_tick_at,
+    }
+
+
+SITUATIONS_SYNC_BATCH = 500
+
+
 def situations_sync(*, deployment_id: int, embedder) -> tuple[int, int]:
-    """Create the situation row (summary + embedding) of every trade of the deployment that has
-    none, and attach outcomes to closed trades whose situation has none. Idempotent; returns
+    """Backfill: the situation row (summary + embedding) of every trade of the deployment that has none,
+    and the outcome of closed trades whose situation has none, as ``situations_record`` would have written
+    them. For trades materialized before situations were written with them; idempotent. Returns
     (situations created, outcomes attached)."""
     created = 0
     trades = list(
         TradeHistory.objects.filter(deployment_id=deployment_id)
         .exclude(Exists(TradeSituation.objects.filter(trade_id=OuterRef("pk"))))
         .select_related("entry_snapshot")
-        .order_by("entry_tick_at")[:500]
+        .order_by("entry_tick_at")[:SITUATIONS_SYNC_BATCH]
     )
     if trades:
         summaries = [_summary_for(trade) for trade in trades]
-        vectors = embedder.embed(summaries) if embedder is not None else [None] * len(trades)
+        vectors = list(embedder.embed(summaries)) if embedder is not None else [None] * len(trades)
         rows = [
             TradeSituation(
                 trade=trade,
@@ -610,40 +695,20 @@ def situations_sync(*, deployment_id: int, embedder) -> tuple[int, int]:
     attached = 0
     open_outcomes = TradeSituation.objects.filter(deployment_id=deployment_id, closed_at__isnull=True)
     closed = TradeHistory.objects.filter(pk__in=open_outcomes.values("trade_id"), status=TradeStatus.CLOSED).only(
-        "id", "realized_pnl_usd", "holding_minutes", "exit_reason", "exit_tick_at"
+        "id", "status", "realized_pnl_usd", "holding_minutes", "exit_reason", "exit_tick_at"
     )
     for trade in closed:
         attached += TradeSituation.objects.filter(trade_id=trade.pk, closed_at__isnull=True).update(
-            outcome=outcome_text(
-                realized_pnl_usd=trade.realized_pnl_usd,
-                holding_minutes=trade.holding_minutes,
-                exit_reason=trade.exit_reason or "",
-            ),
-            realized_pnl_usd=trade.realized_pnl_usd,
-            closed_at=trade.exit_tick_at,
+            **_outcome_fields(trade)
         )
     return created, attached
 
 
 def _summary_for(trade: TradeHistory) -> str:
-    stats = None
+    """The summary ``situations_record`` writes, from the stored trade and its opening snapshot."""
     snapshot = trade.entry_snapshot
-    bars = ((snapshot.bars or {}).get(trade.symbol) if snapshot is not None else None) or []
-    try:
-        stats = bar_stats(
-            [bar["c"] for bar in bars],
-            [bar.get("h", bar["c"]) for bar in bars],
-            [bar.get("l", bar["c"]) for bar in bars],
-        )
-    except (KeyError, TypeError, ValueError, ArithmeticError):
-        stats = None
-    return situation_summary(
-        symbol=trade.symbol,
-        side=trade.side,
-        regime_tag=trade.entry_regime_tag,
-        entry_reason=trade.entry_reason,
-        stats=stats,
-    )
+    bars = snapshot_tick(snapshot).bars.get(trade.symbol, ()) if snapshot is not None else ()
+    return summary_at_open(trade_row_to_open(trade), bars)
 
 
 # ------------------------------------------------------------------------------ workspace folders

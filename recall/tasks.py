@@ -4,7 +4,7 @@ write request's path."""
 import logging
 
 from celery import shared_task
-from django.db import OperationalError, transaction
+from django.db import OperationalError
 
 from access import scope
 from memorysite.redis import queued_done
@@ -37,14 +37,13 @@ def embed_pending() -> int:
         return services.embed_pending(embedder=embedder)
 
 
-@shared_task(name="recall.sync_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
-def sync_situations(deployment_id: int) -> int:
-    """Situation rows for the deployment's new trades, outcomes for its closed ones. Clears the
-    "queued" mark first, so trades opened or closed while it runs queue the next sync."""
+@shared_task(name="recall.embed_situations", ignore_result=True, **_RETRY_ON_DATABASE_ERRORS)
+def embed_situations(deployment_id: int) -> int:
+    """Store the embeddings of the deployment's new situations (written by its materialization). Clears the
+    "queued" mark first, so trades opened while it runs queue the next run. Only spares later reads the
+    embedding: until it has run, the section's read embeds the summaries itself."""
     queued_done(SITUATIONS_QUEUED, deployment_id)
-    with transaction.atomic():  # row-level security scopes transactions: the queuing trader's
-        created, attached = services.situations_sync(deployment_id=deployment_id, embedder=background_embedder())
-    return created + attached
+    return services.situations_embed(deployment_id=deployment_id, embedder=background_embedder())
 
 
 @shared_task(name="recall.scheduled_sync", ignore_result=True)

@@ -1,8 +1,11 @@
 """SimLedger: the in-memory ledger for backtests gives the live context byte for byte.
 
-The parity tests drive one tick stream through the live API (POST a tick, GET the context, which
-catches up inline) and through a SimLedger, and compare at every tick: the rendered text and every
-section, the ContextInputs the live selector builds, and the ops the tick materialized.
+The parity tests drive one tick stream through two live deployments of two traders (POST a tick, GET
+the context, which catches up inline; the same documents indexed for each) and through a SimLedger with
+situation memory (the same embedder), and compare at every tick: the rendered text and every section
+(similar past situations and the manual's included), the ContextInputs the live selector builds, and the
+ops the tick materialized. Replaying a prefix (posting it again, rebuilding the ledger from its ticks, a
+fresh sim) changes nothing.
 """
 
 import datetime as dt
@@ -13,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcontext.formatting import render_context
+from access import scope
+from agentcontext.formatting import SECTION_KEYS, render_context
+from agentcontext.selectors import context_for_inputs, manual_settings, sim_situations
 from ledger import selectors
 from ledger.materializer import (
     EXTERNAL_ENTRY,
@@ -30,8 +35,11 @@ from ledger.materializer import (
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.models import Deployment
 from ledger.risk_state import EngineOutcome, risk_window_start
-from ledger.services import op_as_json
+from ledger.services import op_as_json, trade_history_rebuild
 from ledger.sim import SimLedger
+from recall import services as recall_services
+from recall.embeddings import get_embedder
+from recall.situations import SituationMemory
 from tests.factories import DeploymentFactory
 
 D = Decimal
@@ -47,45 +55,144 @@ def iso(moment: dt.datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-class Parity:
-    """One deployment on the live API and one SimLedger, fed the same ticks and compared after each."""
+# Each trader's manual (for all its deployments) and a staff playbook: the words of the streams' ticks (symbols,
+# sides, rejection codes, action kinds, reasons), so the manual section is there at some ticks and not at others.
+MANUAL = """# Trading manual
 
-    def __init__(self, api, deployment, k: int):
-        self.api, self.deployment, self.k = api, deployment, k
-        self.sim = SimLedger()
+## Caps
+When the engine rejects with R3_POSITION_CAP, halve the size or close the weakest position first.
+R6_RATE_LIMIT: wait an hour before the next propose_order.
+
+## BTC
+Buy the breakout above the prior swing high; trim into resistance; add on strength only when in profit.
+
+## ETH
+Fade the rally when RSI is above 75 and go short with half size; cut the loser at the stop.
+"""
+PLAYBOOK = """# Drawdown rejections
+
+R2_DRAWDOWN means the deployment lost its daily limit: flatten and do not propose again today.
+"""
+
+
+@pytest.fixture
+def manuals(owner, other):
+    for trader in (owner, other):
+        recall_services.document_upsert(
+            owner=trader, path="TRADING_MANUAL.md", content=MANUAL, source="workspace", queue_embedding=False
+        )
+    recall_services.document_upsert(
+        owner=None, path="playbooks/drawdown.md", content=PLAYBOOK, source="playbook", queue_embedding=False
+    )
+
+
+@pytest.fixture
+def twins(owner_api, owner, other_api, other, manuals):
+    """``twins(k)``: a deployment for each trader, of a new skill with recent_trades_k = k (each trader's own index)."""
+
+    def make(k: int) -> list[tuple]:
+        return [
+            (api, user, DeploymentFactory(skill_version__skill__owner=user, skill_version__recent_trades_k=k))
+            for api, user in ((owner_api, owner), (other_api, other))
+        ]
+
+    return make
+
+
+class Parity:
+    """Live deployments (the twins: the same tick stream, each its trader's own index) and one SimLedger with
+    situation memory, fed the same ticks and compared after each, section by section."""
+
+    def __init__(self, twins: list[tuple], k: int):
+        self.twins, self.k = twins, k
+        self.api, self.owner, self.deployment = twins[0]
+        self.memory = SituationMemory(get_embedder())
+        self.sim = SimLedger(situations=self.memory)
         self.latest: dt.datetime | None = None
         self.ticks = 0
+        self.stream: list[tuple[dt.datetime, dict]] = []
+        self.texts: list[str] = []  # the context text after each tick
+        self.seen: dict[str, set[bool]] = {key: set() for key in SECTION_KEYS}  # was each section there?
+
+    def sim_context(self, sim: SimLedger | None = None, memory: SituationMemory | None = None):
+        sim, memory = sim or self.sim, memory or self.memory
+        version = self.deployment.skill_version
+        with scope.owner_scope(self.owner):
+            return context_for_inputs(
+                sim.context_inputs(recent_k=self.k),
+                user=self.owner,
+                deployment_id=self.deployment.pk,
+                recent_trades_k=self.k,
+                memory_enabled=version.memory_enabled,
+                manual=manual_settings(version),
+                similar_situations=sim_situations(memory),
+            )
 
     def tick(self, tick_at: dt.datetime, payload: dict) -> None:
         self.ticks += 1
         where = f"tick #{self.ticks} at {iso(tick_at)}"
-        url = f"/api/v1/deployments/{self.deployment.pk}/ticks/"
-        response = self.api.post(url, {"tick_at": iso(tick_at), **payload}, format="json")
         redelivered = tick_at == self.latest
-        assert response.status_code == (200 if redelivered else 201), (where, response.json())
-        snapshot_id = response.json()["snapshot_id"]
-        ops = self.sim.record_tick(snapshot_id=snapshot_id, tick_at=tick_at, payload=payload)
+        snapshot_ids = []
+        for api, _, deployment in self.twins:
+            url = f"/api/v1/deployments/{deployment.pk}/ticks/"
+            response = api.post(url, {"tick_at": iso(tick_at), **payload}, format="json")
+            assert response.status_code == (200 if redelivered else 201), (where, response.json())
+            snapshot_ids.append(response.json()["snapshot_id"])
+        ops = self.sim.record_tick(snapshot_id=snapshot_ids[0], tick_at=tick_at, payload=payload)
         self.latest = tick_at
+        self.stream.append((tick_at, payload))
 
-        live = self.api.get(f"/api/v1/deployments/{self.deployment.pk}/context/")
-        assert live.status_code == 200
-        live_body = self.live_body = live.json()
-        sim_inputs = self.sim.context_inputs(recent_k=self.k)
-        sim_context = render_context(sim_inputs, recent_trades_k=self.k, memory_enabled=True)
+        bodies = []
+        for api, _, deployment in self.twins:
+            live = api.get(f"/api/v1/deployments/{deployment.pk}/context/")
+            assert live.status_code == 200
+            bodies.append(live.json())
+        self.live_body = bodies[0]
+        sim_context = self.sim_context()
+        assert tuple(sim_context.sections) == SECTION_KEYS
+        for body in bodies:
+            assert body["degraded"] == [], where
+            for key, section in sim_context.sections.items():
+                assert body["sections"][key] == section, (where, key)
+            assert body["text"] == sim_context.text, where
+            assert body["token_estimate"] == sim_context.token_estimate, where
+        self.texts.append(sim_context.text)
         for key, section in sim_context.sections.items():
-            assert live_body["sections"][key] == section, (where, key)
-        assert live_body["text"] == sim_context.text, where
-        assert live_body["token_estimate"] == sim_context.token_estimate, where
+            self.seen[key].add(section is not None)
 
         deployment = Deployment.objects.get(pk=self.deployment.pk)
+        sim_inputs = self.sim.context_inputs(recent_k=self.k)
         assert selectors.context_inputs(deployment=deployment, recent_k=self.k) == sim_inputs, where
+        url = f"/api/v1/deployments/{self.deployment.pk}/ticks/"
         if redelivered:
             assert ops == [], where
         else:
-            detail = self.api.get(f"{url}{snapshot_id}/").json()
+            detail = self.api.get(f"{url}{snapshot_ids[0]}/").json()
             assert detail["ops"] == [
                 same_values(live, op) for live, op in zip(detail["ops"], flatten_ops(ops), strict=True)
             ], where
+
+    def replay_changes_nothing(self, prefixes: list[int]) -> None:
+        """Replaying changes nothing: each prefix posted again (re-deliveries), the ledger rebuilt from its ticks
+        (situations included), and a fresh sim fed the prefix gives the text the run gave at its last tick."""
+        final = self.texts[-1]
+        api, _, deployment = self.twins[0]
+        url = f"/api/v1/deployments/{deployment.pk}/ticks/"
+
+        def live_text() -> str:
+            return api.get(f"/api/v1/deployments/{deployment.pk}/context/").json()["text"]
+
+        for n in prefixes:
+            for tick_at, payload in self.stream[:n]:
+                assert api.post(url, {"tick_at": iso(tick_at), **payload}, format="json").status_code == 200
+            assert live_text() == final, n
+            memory = SituationMemory(get_embedder())
+            sim = SimLedger(situations=memory)
+            for number_, (tick_at, payload) in enumerate(self.stream[:n]):
+                sim.record_tick(snapshot_id=str(number_), tick_at=tick_at, payload=payload)
+            assert self.sim_context(sim, memory).text == self.texts[n - 1], n
+        trade_history_rebuild(deployment_id=deployment.pk)
+        assert live_text() == final
 
 
 def same_values(live: dict, op) -> dict:
@@ -342,22 +449,19 @@ def test_it_is_checked_against_a_scripted_stream_that_covers_every_case():
         assert any(shown in text for text in texts), shown
 
 
-def test_it_renders_the_live_context_at_every_tick_of_a_scripted_day(owner_api, owner):
-    deployment = DeploymentFactory(skill_version__skill__owner=owner, skill_version__recent_trades_k=3)
-    parity = Parity(owner_api, deployment, k=3)
-    seen = {key: set() for key in ("recent_activity", "recent_trades", "open_positions")}
+def test_it_renders_the_live_context_at_every_tick_of_a_scripted_day(twins):
+    parity = Parity(twins(3), k=3)
     for tick_at, payload in scripted_stream():
         parity.tick(tick_at, payload)
-        context = render_context(parity.sim.context_inputs(recent_k=3), recent_trades_k=3, memory_enabled=True)
-        for key, found in seen.items():
-            found.add(context.sections[key] is not None)
     parity.tick(*scripted_stream()[-1])  # a re-delivery of the latest tick
-    assert all(found == {True, False} for found in seen.values())
+    # Every section, similar situations and the manual's included, is there at some ticks and not at others (the
+    # last decision at every tick).
+    assert parity.seen == {key: {True} if key == "last_decision" else {True, False} for key in SECTION_KEYS}
+    parity.replay_changes_nothing([1, 23, 80, len(parity.stream)])
 
 
-def test_it_counts_an_order_executed_at_exactly_midnight_all_day(owner_api, owner):
-    deployment = DeploymentFactory(skill_version__skill__owner=owner, skill_version__recent_trades_k=1)
-    parity = Parity(owner_api, deployment, k=1)
+def test_it_counts_an_order_executed_at_exactly_midnight_all_day(twins):
+    parity = Parity(twins(1), k=1)
     for minutes, engine in ((0, EXECUTED), (30, EXECUTED), (61, None)):
         payload = body([btc(size=0.01 * (minutes + 1))], proposed_action=action("propose_order", "BTC"))
         parity.tick(MIDNIGHT + dt.timedelta(minutes=minutes), {**payload, **({"engine": engine} if engine else {})})
@@ -440,11 +544,11 @@ def tick_streams(draw) -> list[tuple[dt.datetime, dict]]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(stream=tick_streams(), k=st.integers(1, 4))
-def test_it_renders_the_live_context_for_random_streams(owner_api, owner, stream, k):
-    deployment = DeploymentFactory(skill_version__skill__owner=owner, skill_version__recent_trades_k=k)
-    parity = Parity(owner_api, deployment, k=k)
+def test_it_renders_the_live_context_for_random_streams(twins, stream, k):
+    parity = Parity(twins(k), k=k)
     for tick_at, payload in stream:
         parity.tick(tick_at, payload)
+    parity.replay_changes_nothing(sorted({1, len(stream) // 2 or 1, len(stream)}))
 
 
 # -- the sim on its own ----------------------------------------------------------------------------
