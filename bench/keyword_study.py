@@ -27,6 +27,7 @@ import sqlite3
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -36,11 +37,13 @@ from bench._collections import CollectionUnavailable, load_collection, ndcg_at_k
 from bench._harness import BenchError, BenchRun, parse_args, print_table, run_script
 from bench.recall_quality import document_content, document_path, subset
 from recall import bm25
+from recall.fusion import MAX_QUERY_TERMS
 
 K = 10
 SMOKE = {"max_queries": 4, "max_docs": 12}
 RECALLS = "recall: no stop words, query drops QUERY_STOP_WORDS"
 IDFS = {"lucene": bm25.idf}
+LENGTHS = ("token_count", "words", "own")
 
 
 def fts5_idf(df: int, n: int) -> float:
@@ -61,7 +64,7 @@ class Index:
             for term in terms:
                 self.postings[term].append(chunk)
 
-    def rank(self, terms: list[str], idf_form, length: str, k: int) -> list[int]:
+    def rank(self, terms: list[str], idf_form, length: str, k: int, pruning: Pruning | None = None) -> list[int]:
         n = len(self.tfs)
         average = sum(lens[length] for lens in self.lengths.values()) / n
         scores: dict[int, float] = defaultdict(float)
@@ -74,7 +77,41 @@ class Index:
                 tf = self.tfs[chunk][term]
                 norm = bm25.K1 * (1 - bm25.B + bm25.B * self.lengths[chunk][length] / average)
                 scores[chunk] += weight * tf * (bm25.K1 + 1) / (tf + norm)
-        return sorted(scores, key=lambda chunk: (-scores[chunk], chunk))[: k * 4]
+        if pruning is not None:
+            kept = pruning.candidates(self, list(dict.fromkeys(terms)), idf_form, n)
+            scores = {chunk: score for chunk, score in scores.items() if chunk in kept}
+        return sorted(scores, key=lambda chunk: (-scores[chunk], chunk))[:k]
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """recall's candidate fetch (recall/bm25.py, recall_keyword_candidates), with its constants as parameters:
+    the non-common terms fetch (at most per_term_cap chunks each, in id order as the heap returns them), the
+    `top` chunks with the highest idf sum over the fetch terms they hold (ties: newest) are scored."""
+
+    common_share: float = bm25.COMMON_SHARE
+    common_min_df: int = bm25.COMMON_MIN_DF
+    per_term_cap: int = bm25.PER_TERM_CAP
+    top: int = bm25.RESCORE_TOP
+
+    def candidates(self, index: Index, terms: list[str], idf_form, n: int) -> set[int]:
+        held = sorted((term for term in terms if index.postings.get(term)), key=lambda t: (len(index.postings[t]), t))
+        selective = [t for t in held if len(index.postings[t]) <= max(self.common_share * n, self.common_min_df)]
+        fetch = selective[: bm25.MAX_FETCH_TERMS] or held[:1]
+        weights: dict[int, float] = defaultdict(float)
+        for term in fetch:
+            weight = idf_form(len(index.postings[term]), n)
+            for chunk in sorted(index.postings[term])[: self.per_term_cap]:
+                weights[chunk] += weight
+        return set(sorted(weights, key=lambda chunk: (-weights[chunk], -chunk))[: self.top])
+
+
+PRUNINGS = {
+    "recall's pruning": Pruning(),
+    "rescore top 400": Pruning(top=400),
+    "per-term cap 3000": Pruning(per_term_cap=3000),
+    "common share 0.6": Pruning(common_share=0.6),
+}
 
 
 def stemmed(words: list[str], config: str) -> set[str]:
@@ -85,15 +122,26 @@ def stemmed(words: list[str], config: str) -> set[str]:
         return set(cursor.fetchone()[0])
 
 
+def words_of_text():
+    """A chunk's words (runs of letters, digits, underscores) in what its tsvector is built from, in SQL."""
+    from django.db.models import Func, IntegerField, TextField, Value
+    from django.db.models.functions import Concat
+
+    text = Concat("heading", Value(" "), "text", output_field=TextField())
+    return Func(text, Value(r"\w+"), function="regexp_count", output_field=IntegerField())
+
+
 def pg_index(owner, config: str) -> tuple[Index, dict[int, str]]:
     from django.db import connection
 
     from recall.models import Chunk
 
     paths, tfs, lengths = {}, defaultdict(Counter), {}
-    for chunk_id, path, token_count in Chunk.objects.filter(owner=owner).values_list("id", "path", "token_count"):
+    for chunk_id, path, token_count, words in Chunk.objects.filter(owner=owner).values_list(
+        "id", "path", "token_count", words_of_text()
+    ):
         paths[chunk_id] = path
-        lengths[chunk_id] = {"token_count": token_count, "own": 0}
+        lengths[chunk_id] = {"token_count": token_count, "words": words, "own": 0}
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.id, u.lexeme, COALESCE(array_length(u.positions, 1), 1) FROM recall_chunks c,"
@@ -119,7 +167,7 @@ def pg_query_terms(queries: dict[str, str], config: str) -> dict[str, list[str]]
     return out
 
 
-def fts5_index(owner, token_counts: dict[int, int]) -> Index:
+def fts5_index(owner, chunk_lengths: dict[int, dict[str, int]]) -> Index:
     from recall.models import Chunk
 
     db = sqlite3.connect(":memory:")
@@ -131,9 +179,9 @@ def fts5_index(owner, token_counts: dict[int, int]) -> Index:
     for term, chunk_id in db.execute("SELECT term, doc FROM vocab"):
         tfs[chunk_id][term] += 1
     lengths = {}
-    for chunk_id, token_count in token_counts.items():
+    for chunk_id, chunk in chunk_lengths.items():
         tfs.setdefault(chunk_id, Counter())
-        lengths[chunk_id] = {"token_count": token_count, "own": sum(tfs[chunk_id].values())}
+        lengths[chunk_id] = {**chunk, "own": sum(tfs[chunk_id].values())}
     return Index(dict(tfs), lengths)
 
 
@@ -154,7 +202,7 @@ def reference_ranking(owner, queries: dict[str, str]) -> dict[str, list[str]]:
 
     chunks = Chunk.objects.filter(owner=owner).values_list("id", "path", "heading", "text")
     reference = Fts5Reference((chunk_id, path, f"{heading} {text}") for chunk_id, path, heading, text in chunks)
-    return {qid: reference.search(text, K * 4) for qid, text in queries.items()}
+    return {qid: reference.search(text, K) for qid, text in queries.items()}
 
 
 def evaluate(ranked_paths: dict[str, list[str]], path_to_id, qrels) -> tuple[float, float]:
@@ -182,8 +230,7 @@ def token_choices(owner, queries: dict[str, str]) -> tuple[dict[str, tuple[Index
     ):
         stop = stemmed(words, FTS_CONFIG)
         choices[label] = (index, {qid: [term for term in ts if term not in stop] for qid, ts in terms.items()})
-    token_counts = {chunk: lens["token_count"] for chunk, lens in index.lengths.items()}
-    choices["fts5 porter unicode61"] = (fts5_index(owner, token_counts), fts5_query_terms(queries))
+    choices["fts5 porter unicode61"] = (fts5_index(owner, index.lengths), fts5_query_terms(queries))
     return choices, paths
 
 
@@ -226,10 +273,20 @@ def main(argv=None) -> int:
         rows = [["FTS5 bm25() (reference)", "", "", f"{reference[0]:.3f}", f"{reference[1]:.3f}"]]
         for label in choices:
             for idf in IDFS:
-                for length in ("token_count", "own"):
+                for length in LENGTHS:
                     ndcg, rec = evaluate(ranked(label, idf, length), path_to_id, qrels)
                     rows.append([label, idf, length, f"{ndcg:.3f}", f"{rec:.3f}"])
         print_table(["tokens", "idf", "length", "nDCG@10", "R@10"], rows)
+        index, terms = choices[RECALLS]
+        rows = []
+        for label, pruning in PRUNINGS.items():
+            pruned = {
+                qid: [paths[c] for c in index.rank(terms[qid][:MAX_QUERY_TERMS], bm25.idf, "token_count", K, pruning)]
+                for qid in coll.queries
+            }
+            ndcg, rec = evaluate(pruned, path_to_id, qrels)
+            rows.append([label, f"{ndcg:.3f}", f"{rec:.3f}"])
+        print_table(["recall's tokens, idf and length, pruned as", "nDCG@10", "R@10"], rows)
         ndcg, rec = evaluate(ranked(RECALLS, "lucene", "token_count"), path_to_id, qrels)
         print(f"recall's choice - reference  nDCG@10 {ndcg - reference[0]:+.3f}  R@10 {rec - reference[1]:+.3f}")
         if args.diff:

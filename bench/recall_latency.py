@@ -24,10 +24,10 @@ dimension is low), so the recall figures are, if anything, pessimistic.
 
 States (each: TRUNCATE of the chunks, documents and recall_lexeme_stats; COPY documents and chunks with the
 chunk indexes dropped and the lexeme statistics' triggers disabled (they would aggregate every lexeme of the
-COPY in one statement), then migration 0002's BACKFILL (imported from the migration, timed) and the triggers
-enabled again, in the same transaction; the indexes built again (timed, maintenance_work_mem 512MB), VACUUM
-ANALYZE, CHECKPOINT; then, untimed, recall_lexeme_stats checked against a fresh count of the chunks for each
-measured trader and the global rows: chunks, tokens, and the sum of df):
+COPY in one statement), then the lexeme statistics' BACKFILL (recall 0007's, imported from the migration,
+timed) and the triggers enabled again, in the same transaction; the indexes built again (timed,
+maintenance_work_mem 512MB), VACUUM ANALYZE, CHECKPOINT; then, untimed, recall_lexeme_stats checked against a
+fresh count of the chunks for each measured trader and the global rows: chunks, words, and the sum of df):
 
   single  N chunks, all one trader's;
   many    N chunks over 200 owners plus 40 global chunks (runbooks, playbooks): measured traders of
@@ -571,11 +571,12 @@ LEXEME_TRIGGERS = tuple(f"recall_lexeme_stats_{operation}" for operation in ("in
 
 
 def lexeme_backfill_sql() -> str:
-    """Migration 0002's BACKFILL (every chunk's lexemes counted per owner, and the totals rows): the statement a
+    """The lexeme statistics' BACKFILL as recall 0007 left it (every chunk's lexemes counted per owner, and the
+    totals rows with their word counts): the statement a
     database that already holds chunks is counted with, read from the migration, not copied."""
     import importlib
 
-    return importlib.import_module("recall.migrations.0002_lexeme_stats").BACKFILL
+    return importlib.import_module("recall.migrations.0007_chunk_word_count").BACKFILL
 
 
 def check_lexeme_stats(state: State) -> list[str]:
@@ -591,7 +592,7 @@ def check_lexeme_stats(state: State) -> list[str]:
     with connection.cursor() as cursor:
         for label, owner_id in owners:
             cursor.execute(
-                "SELECT (SELECT ROW(COUNT(*), COALESCE(SUM(token_count), 0), COALESCE(SUM(length(search_vector)), 0))"
+                "SELECT (SELECT ROW(COUNT(*), COALESCE(SUM(word_count), 0), COALESCE(SUM(length(search_vector)), 0))"
                 "        FROM recall_chunks WHERE owner_id IS NOT DISTINCT FROM %s)::text,"
                 " (SELECT ROW(COALESCE(SUM(df) FILTER (WHERE lexeme = ''), 0),"
                 "             COALESCE(SUM(tokens) FILTER (WHERE lexeme = ''), 0),"

@@ -9,7 +9,8 @@ with ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene's form: never nega
 chunks still counts a little), N the trader's readable chunks and df how many of them hold t — both
 from ``recall_lexeme_stats`` (the trader's and the global documents' counts; a search narrowed to one
 deployment or to some sources keeps the trader-wide idf, an approximation that leaves the ranking of
-rare terms intact). tf comes from the chunk's tsvector (its positions), length from ``token_count``.
+rare terms intact). tf comes from the chunk's tsvector (its positions), length from ``word_count`` (its words: runs of
+letters, digits and underscores; recall 0007).
 
 Stop words: the chunks index every word (recall.models.FTS_CONFIG); the query drops ``QUERY_STOP_WORDS``,
 PostgreSQL's English stop-word list less the words a trader's question turns on (``KEPT_STOP_WORDS``:

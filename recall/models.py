@@ -15,6 +15,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import F, Func, Q, Value
+from django.db.models.functions import Concat
 from pgvector.django import HnswIndex, VectorField
 
 from access.models import OwnedModel, OwnedQuerySet
@@ -130,6 +131,18 @@ class Chunk(models.Model):
     heading = models.TextField(blank=True, default="")
     text = models.TextField()
     token_count = models.PositiveIntegerField()
+    # BM25's length (recall/bm25.py): the words of what search_vector is built from, computed by the database
+    # (recall 0007). token_count counts punctuation too, which made code-heavy chunks look long.
+    word_count = models.GeneratedField(
+        expression=Func(
+            Concat("heading", Value(" "), "text", output_field=models.TextField()),
+            Value(r"\w+"),
+            function="regexp_count",
+            output_field=models.IntegerField(),
+        ),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
     content_hash = models.CharField(max_length=64)
     search_vector = models.GeneratedField(
         expression=SearchVector("heading", "text", config=FTS_CONFIG),

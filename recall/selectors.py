@@ -250,7 +250,7 @@ _GLOBAL_ROW = "SELECT s.df, s.tokens FROM recall_lexeme_stats s WHERE s.owner_id
 # number of positions. Parameters: average length, lexemes, lexemes, idfs.
 _BM25 = f"""
     COALESCE((
-        SELECT SUM(w.idf * u.tf * {bm25.K1 + 1} / (u.tf + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * c.token_count / %s)))
+        SELECT SUM(w.idf * u.tf * {bm25.K1 + 1} / (u.tf + {bm25.K1} * (1 - {bm25.B} + {bm25.B} * c.word_count / %s)))
         FROM (
             SELECT lexeme, COALESCE(array_length(positions, 1), 1) AS tf
             FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{{a}}'))

@@ -86,7 +86,7 @@ def test_the_sql_score_is_the_python_reference_on_real_chunks(owner, other):
     keywords = selectors.keyword_query(scope, query)
     chunks = list(Chunk.objects.filter(owner=owner))
     assert keywords.readable == len(chunks)  # the other trader's chunks are not counted
-    assert keywords.average_length == pytest.approx(sum(c.token_count for c in chunks) / len(chunks))
+    assert keywords.average_length == pytest.approx(sum(c.word_count for c in chunks) / len(chunks))
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.id, u.lexeme, array_length(u.positions, 1) FROM recall_chunks c, unnest(c.search_vector) u"
@@ -100,7 +100,7 @@ def test_the_sql_score_is_the_python_reference_on_real_chunks(owner, other):
     assert keywords.idfs == {lexeme: bm25.idf(df, len(chunks)) for lexeme, df in expected_df.items()}
     expected = {
         chunk.pk: bm25.score(
-            tfs[chunk.pk], chunk.token_count, idfs=keywords.idfs, average_length=keywords.average_length
+            tfs[chunk.pk], chunk.word_count, idfs=keywords.idfs, average_length=keywords.average_length
         )
         for chunk in chunks
     }

@@ -22,7 +22,7 @@ COUNTED = """
     SELECT c.owner_id, l.lexeme, COUNT(*)::integer, 0::bigint FROM recall_chunks c
     CROSS JOIN LATERAL unnest(tsvector_to_array(c.search_vector)) AS l(lexeme) GROUP BY 1, 2
     UNION ALL
-    SELECT c.owner_id, '', COUNT(*)::integer, SUM(c.token_count)::bigint FROM recall_chunks c GROUP BY 1
+    SELECT c.owner_id, '', COUNT(*)::integer, SUM(c.word_count)::bigint FROM recall_chunks c GROUP BY 1
 """
 
 
