@@ -10,14 +10,12 @@ byte for byte what they are without it.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import logging
 import threading
 import time
 from collections import Counter
 
-import psycopg
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -31,11 +29,10 @@ from recall import services as recall_services
 from recall.embeddings import get_embedder
 from reflection import services as reflection_services
 from reflection.core import ReflectionResult
-from tests.dbroles import owner_connection
+from tests.dbfaults import table_locked, table_renamed
 from tests.factories import DeploymentFactory
 from tests.ledger.test_trades_page import T0, executed, position, post_tick
 from tests.openapi import assert_matches_schema
-from tests.workers import database_url_of_test_db
 
 TIMEOUT_MS = 200
 MANUAL = """# Trading manual
@@ -98,40 +95,6 @@ def get_context(api, deployment):
     assert response.status_code == 200, response.content
     assert_matches_schema(response)
     return response, elapsed
-
-
-@contextlib.contextmanager
-def table_locked(table: str):
-    """Another connection holds an ACCESS EXCLUSIVE lock on the table for the block."""
-    locked, release = threading.Event(), threading.Event()
-
-    def hold():
-        with psycopg.connect(database_url_of_test_db()) as other, other.transaction():
-            other.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
-            locked.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert locked.wait(10)
-        yield
-    finally:
-        release.set()
-        holder.join()
-
-
-@contextlib.contextmanager
-def table_renamed(*tables: str):
-    """The tables renamed away by the schema owner for the block (the app role may not alter tables)."""
-    with owner_connection() as schema_owner:
-        for table in tables:
-            schema_owner.execute(f"ALTER TABLE {table} RENAME TO {table}_away")
-        try:
-            yield
-        finally:
-            for table in tables:
-                schema_owner.execute(f"ALTER TABLE {table}_away RENAME TO {table}")
 
 
 def assert_degraded_as_expected(body: dict, complete: dict, expected: tuple[str, ...]):

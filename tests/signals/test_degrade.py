@@ -5,13 +5,10 @@ schema owner; the signals query's own faults are in test_api_signals.py."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import threading
 import time
 from decimal import Decimal
 
-import psycopg
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -19,45 +16,14 @@ from django.test.utils import CaptureQueriesContext
 from signals.answers import agent_memory
 from signals.memory import NO_HISTORY_TEXT, AgentMemoryContext, HistoricalSignal
 from signals.models import AgentSignal, MemoryRetrievalAudit, SignalEvolutionEvent
-from tests.dbroles import owner_connection
+from tests.dbfaults import table_locked, table_renamed
 from tests.factories import token_client
 from tests.openapi import assert_matches_schema
 from tests.signals.test_api_signals import SIGNAL, store
-from tests.workers import database_url_of_test_db
 
 TIMEOUT_MS = 200
 CHANGED = {**SIGNAL, "direction": "NO", "fair_probability": 0.4, "confidence": 0.95, "key_drivers": ["war"]}
 OPTIONS = {"max_length": 2000, "include_metadata": False, "date_format": "human"}
-
-
-@contextlib.contextmanager
-def table_locked(table: str):
-    locked, release = threading.Event(), threading.Event()
-
-    def hold():
-        with psycopg.connect(database_url_of_test_db()) as other, other.transaction():
-            other.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
-            locked.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert locked.wait(10)
-        yield
-    finally:
-        release.set()
-        holder.join()
-
-
-@contextlib.contextmanager
-def table_renamed(table: str):
-    with owner_connection() as schema_owner:  # the app role may not alter tables
-        schema_owner.execute(f"ALTER TABLE {table} RENAME TO {table}_away")
-        try:
-            yield
-        finally:
-            schema_owner.execute(f"ALTER TABLE {table}_away RENAME TO {table}")
 
 
 def memory(api, market_id):
