@@ -343,11 +343,12 @@ class TestABFigures:
         content = client.get(page_url(lessons.skill)).content.decode()
         assert ab_extras(content, HASH_A) == {
             "ci": [],
-            "too_few": 2,  # its own figures, and the comparison
+            "too_few": 3,  # its own figures, and both comparisons
             "vs_avg": "4.00 too few trades to tell",  # 5.00 against 1.00
-            "vs_win": "66.7 pts",
+            "vs_win": "66.7 pts too few trades to tell",  # a bare +66.7 would read as an effect
         }
         assert ab_extras(content, HASH_C)["vs_avg"] == "too few trades to tell"  # no trades to compare
+        assert ab_extras(content, HASH_C)["vs_win"] == "too few trades to tell"
         assert ab_extras(content, "no-lessons")["too_few"] == 1
         assert f"Fewer than {MIN_TRADES_TO_TELL} closed trades in a group is too few to tell." in content
 
