@@ -12,7 +12,8 @@ Python (k1 1.2, b 0.75) under each combination of:
   dropped (what search does: recall/bm25.py); `simple` (no stemmer); FTS5's `porter unicode61` tokens,
   read back through an fts5vocab table;
 - idf: Lucene's (recall.bm25.idf) or FTS5's ln((N - n + .5)/(n + .5)) floored at 1e-6;
-- length: the chunk's token_count (recall's) or the number of tokens the tokenizer indexed.
+- length: the chunk's token_count (the chunker's: words and punctuation), its words (word_count, recall's
+  since recall 0007) or the number of tokens the tokenizer indexed.
 
 FTS5's own ranking (bench/_bm25_reference.py) is the reference row; every row prints nDCG@10 and R@10, and
 the last line recall's choice against the reference. --diff lists the queries two token rows rank
@@ -44,6 +45,7 @@ SMOKE = {"max_queries": 4, "max_docs": 12}
 RECALLS = "recall: no stop words, query drops QUERY_STOP_WORDS"
 IDFS = {"lucene": bm25.idf}
 LENGTHS = ("token_count", "words", "own")
+RECALLS_LENGTH = "words"  # recall.models.Chunk.word_count
 
 
 def fts5_idf(df: int, n: int) -> float:
@@ -281,13 +283,13 @@ def main(argv=None) -> int:
         rows = []
         for label, pruning in PRUNINGS.items():
             pruned = {
-                qid: [paths[c] for c in index.rank(terms[qid][:MAX_QUERY_TERMS], bm25.idf, "token_count", K, pruning)]
+                qid: [paths[c] for c in index.rank(terms[qid][:MAX_QUERY_TERMS], bm25.idf, RECALLS_LENGTH, K, pruning)]
                 for qid in coll.queries
             }
             ndcg, rec = evaluate(pruned, path_to_id, qrels)
             rows.append([label, f"{ndcg:.3f}", f"{rec:.3f}"])
         print_table(["recall's tokens, idf and length, pruned as", "nDCG@10", "R@10"], rows)
-        ndcg, rec = evaluate(ranked(RECALLS, "lucene", "token_count"), path_to_id, qrels)
+        ndcg, rec = evaluate(ranked(RECALLS, "lucene", RECALLS_LENGTH), path_to_id, qrels)
         print(f"recall's choice - reference  nDCG@10 {ndcg - reference[0]:+.3f}  R@10 {rec - reference[1]:+.3f}")
         if args.diff:
             a, b = args.diff.split(",")
