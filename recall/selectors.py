@@ -231,7 +231,7 @@ _QUERY_LEXEMES = f"""
     LIMIT {MAX_QUERY_TERMS}
 """  # noqa: S608 (constants)
 # The query's lexemes with each one's df among the scope's readable chunks, and the totals row (lexeme '':
-# readable chunks and their tokens); the table's size estimate (`pg_class.reltuples`, kept by autovacuum)
+# readable chunks and their words); the table's size estimate (`pg_class.reltuples`, kept by autovacuum)
 # for the vector side's choice.
 _TERM_STATS = f"""
     SELECT t.lexeme, COALESCE(SUM(s.df), 0)::bigint, COALESCE(SUM(s.tokens), 0)::bigint,
