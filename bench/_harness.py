@@ -185,6 +185,21 @@ class QueryTimer:
             self.current.append(time.perf_counter() - started)
 
 
+class KindTimer(QueryTimer):
+    """QueryTimer whose entries are (kind of statement, seconds), the kind given by ``kind(sql)``."""
+
+    def __init__(self, kind: Callable[[str], str]):
+        self.current: list[tuple[str, float]] = []  # type: ignore[assignment]
+        self.kind = kind
+
+    def __call__(self, execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.current.append((self.kind(sql), time.perf_counter() - started))
+
+
 def rotated(labels: Sequence[str], round_no: int) -> list[str]:
     """The labels in round round_no's order: rotated every round (two labels: swapped every pair)."""
     shift = round_no % len(labels)

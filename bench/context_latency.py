@@ -457,17 +457,9 @@ def manual_section_profile(ids: dict[str, int], rounds: int, warmup: int) -> lis
 
     from access import scope
     from agentcontext.selectors import manual_section, manual_settings
-    from bench._harness import QueryTimer, captured
+    from bench._harness import KindTimer, captured
     from ledger import selectors
     from ledger.models import Deployment
-
-    class KindTimer(QueryTimer):
-        def __call__(self, execute, sql, params, many, context):
-            started = time.perf_counter()
-            try:
-                return execute(sql, params, many, context)
-            finally:
-                self.current.append((statement_kind(sql), time.perf_counter() - started))
 
     owner = get_user_model().objects.get(username="bench-trader")
     deployment = Deployment.objects.select_related("skill_version").get(pk=ids["A"])
@@ -481,7 +473,7 @@ def manual_section_profile(ids: dict[str, int], rounds: int, warmup: int) -> lis
 
         for _ in range(warmup):
             section()
-        timer = KindTimer()
+        timer = KindTimer(statement_kind)
         totals, per_call = [], []
         with connection.execute_wrapper(timer):
             for _ in range(rounds):

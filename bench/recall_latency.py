@@ -114,7 +114,7 @@ from bench._harness import (
     DATA_DIR,
     REPO,
     BenchRun,
-    QueryTimer,
+    KindTimer,
     checkpoint,
     copy_rows,
     explain,
@@ -805,17 +805,6 @@ OR_LEXEMES = r"""(
 )"""
 
 
-class NamedTimer(QueryTimer):
-    """QueryTimer whose entries are (kind of statement, seconds)."""
-
-    def __call__(self, execute, sql, params, many, context):
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self.current.append((statement_kind(sql), time.perf_counter() - started))
-
-
 @dataclass
 class Measured:
     seconds: list[float]
@@ -1046,7 +1035,7 @@ def floor_call():
 def measure(calls: dict[str, Callable[[], object]], rounds: int, warmup: int) -> dict[str, Measured]:
     from django.db import connection
 
-    timer = NamedTimer()
+    timer = KindTimer(statement_kind)
     with connection.execute_wrapper(timer):
         out = interleave_calls(calls, rounds, warmup, timer)
     return {
