@@ -44,7 +44,7 @@ Rendering (the ``## Experiment History`` and ``## Open Hypotheses`` blocks):
   nothing is merged, deduplicated or summarised across experiments.
 - Free text (ids, observations, hypothesis texts, the context and results lines) is forced to one line and
   cut to ``FIELD_MAX_CHARS`` characters, the last one ``…`` when cut; so stored data can never forge a line
-  or a heading, and the block has a fixed budget (``RESEARCH_CONTEXT_TOKEN_CEILING``).
+  or a heading, and every block has a fixed worst case.
 - Context line: ``RSI + DI | 1h | EURUSD | zigzag 1.5% | NN [32,16]``; one indicator whose composition is
   solo (or absent) → ``ADX solo``; parts missing or of the wrong type are left out; zigzag is
   threshold × 100 with one decimal, half-up; nothing at all → ``n/a``. Parameters are not shown (the seed).
@@ -57,14 +57,15 @@ Rendering (the ``## Experiment History`` and ``## Open Hypotheses`` blocks):
   at most ``MAX_OPEN_HYPOTHESES_SHOWN`` lines ``- <id>: <text> (<status>; from <source experiment>)``
   (``; from …`` only with a source), then ``(<k> more open hypotheses not shown)`` when some were left
   out; none → ``No open hypotheses.``
-- ``render_research_context``: the two blocks joined by one blank line, and ``estimate_tokens`` of it.
+- ``render_research_context``: the instructions, the history, the open hypotheses and ``## Available
+  Resources`` joined by one blank line, with the experiments shown and ``estimate_tokens`` of it, which never passes
+  ``RESEARCH_CONTEXT_TOKEN_CEILING`` (28,010): when it would, the history shows fewer of its oldest
+  experiments (45 of 50 when every field, ids too, is at 200 characters); the other blocks are always whole.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
@@ -274,14 +275,20 @@ def _history_size(n: int) -> int:
     return n
 
 
+def _newest_blocks(experiments: Sequence[ExperimentView], n: int) -> list[str]:
+    newest = sorted(experiments, key=lambda experiment: _utc(experiment.timestamp), reverse=True)[: _history_size(n)]
+    return [_experiment_block(experiment) for experiment in newest]
+
+
+def _history_text(blocks: Sequence[str]) -> str:
+    if not blocks:
+        return f"{HISTORY_HEADING}\n\n{NO_EXPERIMENTS}"
+    return "\n\n".join([HISTORY_HEADING, RECENT_HEADING.format(count=len(blocks)), *blocks])
+
+
 def format_experiment_history(experiments: Sequence[ExperimentView], n: int = DEFAULT_HISTORY) -> str:
     """The ``## Experiment History`` block over the newest ``n`` experiments, newest first."""
-    n = _history_size(n)
-    if not experiments:
-        return f"{HISTORY_HEADING}\n\n{NO_EXPERIMENTS}"
-    newest = sorted(experiments, key=lambda experiment: _utc(experiment.timestamp), reverse=True)[:n]
-    blocks = [_experiment_block(experiment) for experiment in newest]
-    return "\n\n".join([HISTORY_HEADING, RECENT_HEADING.format(count=len(blocks)), *blocks])
+    return _history_text(_newest_blocks(experiments, n))
 
 
 def format_open_hypotheses(hypotheses: Sequence[HypothesisView], open_total: int | None = None) -> str:
@@ -324,6 +331,13 @@ def format_available_resources(capabilities: Sequence[CapabilityView], implement
     return f"{RESOURCES_HEADING}\n\n" + "\n".join(lines)
 
 
+# The research context's token ceiling: the worst case before issue 20 added the instructions and the
+# resources block (every field of 50 experiments, 20 open hypotheses at its cap), kept when they came. When
+# the worst case would pass it, the history shows fewer of the oldest experiments (``(last N)`` says how
+# many); a real history runs at roughly 100-150 tokens per experiment, so only text at the field caps does.
+RESEARCH_CONTEXT_TOKEN_CEILING = 28_010
+
+
 def render_research_context(
     experiments: Sequence[ExperimentView],
     hypotheses: Sequence[HypothesisView],
@@ -331,58 +345,17 @@ def render_research_context(
     open_total: int | None = None,
     capabilities: Sequence[CapabilityView] = (),
     implemented_total: int | None = None,
-) -> tuple[str, int]:
+) -> tuple[str, int, int]:
     """The instructions, then the seed's blocks in its order (history, open hypotheses, available
-    resources), joined by one blank line; and the text's ``estimate_tokens``."""
-    text = "\n\n".join(
-        (
-            INSTRUCTIONS,
-            format_experiment_history(experiments, n),
-            format_open_hypotheses(hypotheses, open_total),
-            format_available_resources(capabilities, implemented_total),
-        )
+    resources), joined by one blank line; the text's ``estimate_tokens``, at most
+    ``RESEARCH_CONTEXT_TOKEN_CEILING`` (the history's oldest experiments give way first); and how many
+    experiments the history shows."""
+    rest = "\n\n".join(
+        (format_open_hypotheses(hypotheses, open_total), format_available_resources(capabilities, implemented_total))
     )
-    return text, estimate_tokens(text)
-
-
-def _research_context_ceiling() -> int:
-    """Tokens of the longest possible ``render_research_context`` text, for any n ≤ MAX_HISTORY: every
-    free-text field at FIELD_MAX_CHARS, the longest verdict and status words, every list at its cap."""
-    field = FIELD_MAX_CHARS
-    verdict = max(len(word) for word in (*VERDICTS, UNKNOWN))
-    status = max(len(word) for word in (*HYPOTHESIS_STATUSES, UNKNOWN))
-    experiment_lines = [
-        len("**") + field + len("** (YYYY-MM-DD)"),
-        len("- Context: ") + field,
-        len("- Results: ") + field,
-        len("- Verdict: ") + verdict,
-        len("- Observations:"),
-        *[len("  - ") + field] * MAX_OBSERVATIONS_SHOWN,
-        len("- Hypotheses generated:"),
-        *[len('  - "') + field + len('" (') + status + len(")")] * MAX_HYPOTHESES_SHOWN,
-    ]
-    experiment = sum(experiment_lines) + len(experiment_lines) - 1
-    history = (
-        len(HISTORY_HEADING)
-        + 2
-        + len(RECENT_HEADING.format(count=MAX_HISTORY))
-        + 2
-        + MAX_HISTORY * experiment
-        + (MAX_HISTORY - 1) * 2
-    )
-    open_status = max(len(word) for word in OPEN_STATUSES)
-    open_line = len("- ") + field + len(": ") + field + len(" (") + open_status + len("; from ") + field + len(")")
-    more = len(MORE_OPEN_HYPOTHESES.format(count=sys.maxsize))  # no sequence is longer than sys.maxsize
-    open_block = len(OPEN_HEADING) + 2 + MAX_OPEN_HYPOTHESES_SHOWN * (open_line + 1) + more
-    capability_line = len("- ") + field + len(": ") + field + len(" (implemented YYYY-MM-DD)")
-    more_capabilities = len(MORE_CAPABILITIES.format(count=sys.maxsize))
-    resources = (
-        len(RESOURCES_HEADING) + 2 + len(CAPABILITIES_INTRO) + MAX_CAPABILITIES_SHOWN * (1 + capability_line) + 1
-    ) + more_capabilities
-    return math.ceil((len(INSTRUCTIONS) + 2 + history + 2 + open_block + 2 + resources) / 4)
-
-
-# ≈ 30k tokens: the worst case, with every field of 50 experiments, 20 open hypotheses and 20 implemented
-# capabilities at its cap (28,010 before issue 20 added the instructions and the resources block).
-# A real history runs at roughly 100-150 tokens per experiment.
-RESEARCH_CONTEXT_TOKEN_CEILING: int = _research_context_ceiling()
+    blocks = _newest_blocks(experiments, n)
+    spare = RESEARCH_CONTEXT_TOKEN_CEILING * 4 - len(INSTRUCTIONS) - len(rest) - 4  # estimate_tokens: ceil(chars / 4)
+    while len(blocks) > 1 and len(_history_text(blocks)) > spare:
+        blocks.pop()
+    text = "\n\n".join((INSTRUCTIONS, _history_text(blocks), rest))
+    return text, estimate_tokens(text), len(blocks)

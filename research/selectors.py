@@ -119,7 +119,7 @@ def research_context(*, user, n: int) -> tuple[str, int, int]:
             F("implemented").desc(nulls_last=True), "-id"
         )[:MAX_CAPABILITIES_SHOWN]  # the most recently implemented
     ]
-    text, tokens = render_research_context(
+    text, tokens, shown = render_research_context(
         views,
         open_hypotheses,
         n=n,
@@ -127,7 +127,7 @@ def research_context(*, user, n: int) -> tuple[str, int, int]:
         capabilities=capabilities,
         implemented_total=implemented.count() if len(capabilities) == MAX_CAPABILITIES_SHOWN else len(capabilities),
     )
-    return text, tokens, len(views)
+    return text, tokens, shown
 
 
 # --- The research page (/research/, research/views.py): its filter choices and the experiments table. ---

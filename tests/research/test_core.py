@@ -964,7 +964,7 @@ def test_available_resources_list_implemented_capabilities_newest_id_first():
 
 
 def test_render_joins_the_instructions_and_the_three_blocks_and_counts_tokens():
-    text, tokens = render_research_context(
+    text, tokens, shown = render_research_context(
         seed_experiments(), [hyp(2)], n=DEFAULT_HISTORY, capabilities=[cap(1, "5m data aligned with 1h bars")]
     )
     assert text == (
@@ -976,7 +976,9 @@ def test_render_joins_the_instructions_and_the_three_blocks_and_counts_tokens():
         + "\n- req_001: 5m data aligned with 1h bars (implemented 2026-01-05)"
     )
     assert tokens == estimate_tokens(text) == math.ceil(len(text) / 4)
-    empty, _ = render_research_context([], [])
+    assert shown == 3  # "(last 3)"
+    empty, _, none = render_research_context([], [])
+    assert none == 0
     assert empty == (
         INSTRUCTIONS_TEXT
         + "\n\n## Experiment History\n\nNo previous experiments recorded.\n\n## Open Hypotheses\n\nNo open hypotheses."
@@ -1007,19 +1009,44 @@ def maximal_experiment(number: int, text: str) -> ExperimentView:
     )
 
 
-def test_the_ceiling_is_tight_for_the_longest_possible_history():
+def longest_possible_inputs() -> tuple[list[ExperimentView], list[HypothesisView], list[CapabilityView]]:
     experiments = [maximal_experiment(i, "x" * 300) for i in range(MAX_HISTORY + 5)]
     hypotheses = [HypothesisView(f"H_{i}{'x' * 300}", "y" * 300, "untested", "z" * 300, ()) for i in range(30)]
     capabilities = [cap(i, "c" * 300) for i in range(MAX_CAPABILITIES_SHOWN + 5)]
     capabilities = [replace(c, id=f"{c.id}{'x' * 300}") for c in capabilities]
-    text, tokens = render_research_context(experiments, hypotheses, n=MAX_HISTORY, capabilities=capabilities)
+    return experiments, hypotheses, capabilities
+
+
+def shown_ids(text: str) -> list[str]:
+    return re.findall(r"^\*\*(.*)\*\* \(", text, flags=re.MULTILINE)
+
+
+def test_the_longest_possible_context_keeps_the_ceiling_from_before_issue_20():
+    experiments, hypotheses, capabilities = longest_possible_inputs()
+    text, tokens, count = render_research_context(experiments, hypotheses, n=MAX_HISTORY, capabilities=capabilities)
+    assert RESEARCH_CONTEXT_TOKEN_CEILING == 28010  # the issue: the instructions and resources fit inside it
     assert tokens <= RESEARCH_CONTEXT_TOKEN_CEILING
-    assert RESEARCH_CONTEXT_TOKEN_CEILING - tokens <= 10  # only the two "(k more …)" counts' digits are spare
-    assert RESEARCH_CONTEXT_TOKEN_CEILING == 30443  # 28,010 before issue 20 added the instructions and resources
+    # The history gave way, oldest first, and says how many it shows: 45 of the 50 asked for.
+    shown = shown_ids(text)
+    assert count == len(shown)
+    newest = sorted(experiments, key=lambda e: e.timestamp, reverse=True)
+    assert shown == [e.id[:199] + "…" for e in newest[:45]]
+    assert "### Recent Experiments (last 45)" in text
+    # Tight: the next experiment's block would not have fit.
+    next_block = len(format_experiment_history(experiments, 46)) - len(format_experiment_history(experiments, 45))
+    assert math.ceil((len(text) + next_block) / 4) > RESEARCH_CONTEXT_TOKEN_CEILING
+    # The other blocks are whole.
+    assert "(10 more open hypotheses not shown)" in text and "(5 more implemented capabilities not shown)" in text
     body = text.removeprefix(INSTRUCTIONS_TEXT)
     assert all(
         len(line) <= 4 + 200 + 4 + 12 + 1 for line in body.splitlines() if not line.startswith(("- H_", "- req"))
     )
+
+
+def test_one_experiment_always_fits_beside_the_longest_other_blocks():
+    experiments, hypotheses, capabilities = longest_possible_inputs()
+    text, tokens, count = render_research_context(experiments[:1], hypotheses, n=1, capabilities=capabilities)
+    assert count == len(shown_ids(text)) == 1 and tokens <= RESEARCH_CONTEXT_TOKEN_CEILING // 2
 
 
 @PROPERTY
@@ -1036,6 +1063,15 @@ def test_property_the_context_never_exceeds_the_ceiling(texts, hypothesis_texts,
         HypothesisView(identifier, text, "untested", source, ()) for identifier, text, source in hypothesis_texts
     ]
     capabilities = [CapabilityView(identifier, text, dt.date(9999, 12, 31)) for identifier, text in capability_texts]
-    text, tokens = render_research_context(experiments, hypotheses, n=n, capabilities=capabilities)
+    text, tokens, count = render_research_context(experiments, hypotheses, n=n, capabilities=capabilities)
     assert tokens == estimate_tokens(text) <= RESEARCH_CONTEXT_TOKEN_CEILING
-    assert len(re.findall(r"^\*\*", text, flags=re.MULTILINE)) == min(n, len(experiments))
+    shown = len(shown_ids(text))
+    assert count == shown
+    wanted = min(n, len(experiments))
+    if shown < wanted:  # only when the next experiment would have passed the ceiling
+        next_block = len(format_experiment_history(experiments, shown + 1)) - len(
+            format_experiment_history(experiments, shown)
+        )
+        assert math.ceil((len(text) + next_block) / 4) > RESEARCH_CONTEXT_TOKEN_CEILING
+    else:
+        assert shown == wanted
