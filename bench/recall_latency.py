@@ -1238,6 +1238,8 @@ def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
     scope = selectors.SearchScope(user.pk)
     fetch = max(K * 4, 40)
     samples: dict[str, list[float]] = {"terms": [], "function": [], "statement": [], "scoring": [], "candidates": []}
+    asked: list[str] = []
+    fetched: list[str] = []
     function_sql = "SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s) AS k"
     scoring_sql = f"SELECT SUM({selectors._BM25}) FROM recall_chunks c WHERE c.id = ANY(%s)"  # noqa: S608 (bench SQL)
     for pass_no in range(2):
@@ -1262,9 +1264,18 @@ def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
                 samples["statement"].append(t3 - t2)
                 samples["scoring"].append(t4 - t3)
                 samples["candidates"].append(len(ids))
+                asked.append(query)
+                fetched.append(", ".join(f"{term.lexeme} ({term.df:,})" for term in keywords.fetch))
     out = {name: percentile(values, 50) * 1000 for name, values in samples.items() if name != "candidates"}
-    out["statement_p95"] = percentile(samples["statement"], 95) * 1000
+    for name in ("function", "statement", "scoring"):
+        out[f"{name}_p95"] = percentile(samples[name], 95) * 1000
     out["candidates_p50"] = percentile(samples["candidates"], 50)
+    slowest = max(range(len(samples["statement"])), key=samples["statement"].__getitem__)
+    out["slowest"] = (
+        f"{asked[slowest]!r}: kw statement {samples['statement'][slowest] * 1000:.2f} ms (function"
+        f" {samples['function'][slowest] * 1000:.2f}, scoring {samples['scoring'][slowest] * 1000:.2f},"
+        f" {samples['candidates'][slowest]} candidates); fetch terms (df) {fetched[slowest]}"
+    )
     return out
 
 
@@ -1751,23 +1762,27 @@ def main(argv=None) -> int:
             print(
                 "  the 50 questions per trader (p50/max a question): lexemes, held by a readable chunk, fetching"
                 " candidates, common (held, not fetching), fetch terms past PER_TERM_CAP; questions fetching by one"
-                " common term (all held terms common); time p50 ms, each question once after a warm pass, sequential:"
-                " keyword_query's statement, recall_keyword_candidates alone, the kw statement (function + exact"
-                " BM25), the exact scoring alone (_BM25 over the function's ids); candidates it returned p50"
+                " common term (all held terms common); time ms (p50, or p50 / p95 of the questions), each question once"
+                " after a warm pass, sequential: keyword_query's statement, recall_keyword_candidates alone, the kw"
+                " statement (function + exact BM25), the exact scoring alone (_BM25 over the function's ids);"
+                " candidates it returned p50; then each trader's slowest question, its split and fetch terms"
             )
-            term_rows, quality_rows = [], []
+            term_rows, quality_rows, slowest_lines = [], [], []
             for size in state.measured:
                 user = state.owners[size]
                 readable, _ = shares[size]
                 t = keyword_terms(user, list(QUERIES))
                 split = keyword_time_split(user, list(QUERIES))
+                slowest_lines.append(f"  {size:,}: the slowest question {split['slowest']}")
                 term_rows.append(
                     [
                         f"{size:,}", f"{readable:,}", f"{t['lexemes_p50']:.0f}/{t['lexemes_max']}",
                         f"{t['held_p50']:.0f}/{t['held_max']}", f"{t['fetch_p50']:.0f}/{t['fetch_max']}",
                         f"{t['common_p50']:.0f}/{t['common_max']}", f"{t['capped_p50']:.0f}/{t['capped_max']}",
-                        f"{t['only_common']}", f"{split['terms']:.2f}", f"{split['function']:.2f}",
-                        f"{split['statement']:.2f} / {split['statement_p95']:.2f}", f"{split['scoring']:.2f}",
+                        f"{t['only_common']}", f"{split['terms']:.2f}",
+                        f"{split['function']:.2f} / {split['function_p95']:.2f}",
+                        f"{split['statement']:.2f} / {split['statement_p95']:.2f}",
+                        f"{split['scoring']:.2f} / {split['scoring_p95']:.2f}",
                         f"{split['candidates_p50']:.0f}",
                     ]
                 )  # fmt: skip
@@ -1783,10 +1798,11 @@ def main(argv=None) -> int:
             print_table(
                 [
                     "trader", "readable", "lexemes", "held", "fetch", "common", "past cap", "1 common", "terms ms",
-                    "function ms", "kw stmt p50/p95", "scoring ms", "candidates",
+                    "function p50/p95", "kw stmt p50/p95", "scoring p50/p95", "candidates",
                 ],
                 term_rows,
             )  # fmt: skip
+            print("\n".join(slowest_lines))
             print(
                 "  keyword side against exhaustive BM25 (every readable chunk holding a held term, same idf, lengths"
                 " and formula), top 10, the questions with a held term: overlap of ids (worst question), tie-aware (the"
