@@ -433,12 +433,13 @@ def section_read_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[d
 
 def statement_kind(sql: str) -> str:
     """Which of the manual section's statements sql is: recall.selectors.keyword_query's stats, the keyword
-    candidates (the SECURITY DEFINER function inside the exact BM25 of its best), _load_candidates, or other."""
+    candidates (the SECURITY DEFINER function inside the exact BM25 of its best), load (_load_candidates and the
+    hits' texts), or other."""
     if "recall_lexeme_stats" in sql:
         return "stats"
     if "recall_keyword_candidates" in sql:
         return "keyword"
-    if "JOIN recall_documents" in sql:
+    if "JOIN recall_documents" in sql or sql.startswith("SELECT c.id, c.text FROM recall_chunks"):
         return "load"
     return "other"
 

@@ -63,9 +63,7 @@ def dump_candidates(coll, owner, embedder, path_to_id) -> dict:
             vec, _ = selectors._vector_candidates(
                 search_scope, vector, FETCH, counts=(keywords.readable, keywords.table_estimate)
             )
-            candidates, _ = selectors._load_candidates(
-                fts, vec, keywords=keywords, vector=vector, with_embeddings=False
-            )
+            candidates = selectors._load_candidates(fts, vec, keywords=keywords, vector=vector, with_embeddings=False)
         out["nonsense" if qid in nonsense else "queries"][qid] = {
             "query": text,
             "judged": coll.qrels.get(qid, {}),

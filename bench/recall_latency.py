@@ -779,7 +779,8 @@ def statement_kind(sql: str) -> str:
     _KEYWORD over recall_keyword_candidates, BM25-scored; before, ts_rank over recall_keyword_matches or the
     trader's rows), count (today keyword_query's _TERM_STATS: the terms' df, the readable count and reltuples in
     one statement; before, readable_chunk_counts' Document sum and reltuples), set (the iterative scan's
-    settings), hnsw, exact, load (_CANDIDATES: the union, each scored on both sides)."""
+    settings), hnsw, exact, load (_CANDIDATES: the union, each scored on both sides; and today _TEXTS,
+    the hits' texts)."""
     if sql.startswith("SET") or "set_config('hnsw." in sql:
         return "set"
     if "[m.term]" in sql or " AS term FROM public.recall_chunks" in sql:  # pg_stat_statements' nested statements

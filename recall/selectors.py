@@ -204,7 +204,7 @@ def search(
         vec_rows, plan = _vector_candidates(scope, vector, fetch, counts=counts)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
-    candidates, texts = _load_candidates(
+    candidates = _load_candidates(
         fts_rows, vec_rows, keywords=keywords, vector=vector, with_embeddings=mmr_lambda is not None
     )
     config = FusionConfig(
@@ -217,7 +217,9 @@ def search(
         keyword_ideal=keywords.ideal() if backend != "vector" else 0.0,
     )
     terms = normalise_query_terms(query)
-    hits = [_with_snippet(hit, texts, terms) for hit in fuse(candidates, k=k, config=config, now=now)]
+    fused = fuse(candidates, k=k, config=config, now=now)
+    texts = _texts([hit.candidate.chunk_id for hit in fused])
+    hits = [_with_snippet(hit, texts, terms) for hit in fused]
     timings["fuse_ms"] = (time.perf_counter() - started) * 1000
     return SearchOutcome(backend=backend, hits=hits, timings_ms=timings, vector_plan=plan)
 
@@ -420,7 +422,7 @@ def _vector_candidates(
 
 
 _CANDIDATES = """
-    SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.text, c.source, c.updated_at, d.metadata,
+    SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.source, c.updated_at, d.metadata,
            {keyword_score} AS rank, {cosine} AS cosine,
            c.owner_id IS NULL AS staff_document
            {embedding}
@@ -430,6 +432,10 @@ _CANDIDATES = """
 """
 
 _COSINE = "CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END"
+# The hits' texts, for their snippets: read for the k hits only, after the fusion. A chunk's text is mostly
+# stored out of line (TOAST); reading it for every candidate cost ~1.5 ms of the 2-2.5 ms load at 80
+# candidates (bench/recall_latency.py's chunks), one more statement ~0.3 ms.
+_TEXTS = "SELECT c.id, c.text FROM recall_chunks c WHERE c.id = ANY(%s)"
 
 
 def _load_candidates(
@@ -439,17 +445,17 @@ def _load_candidates(
     keywords: KeywordQuery,
     vector: str | None,
     with_embeddings: bool,
-) -> tuple[list[Candidate], dict[int, str]]:
+) -> list[Candidate]:
     """The union of both sides' candidates, each scored on *both* sides (its BM25 and its cosine, found
-    by that side or not), so a chunk one side missed is not scored 0 there; and each candidate's text
-    (the snippet is cut for the hits only).
+    by that side or not), so a chunk one side missed is not scored 0 there; without their texts (``_TEXTS``
+    reads the hits').
 
     The keyword side scored its own candidates with this BM25 already (``_KEYWORD``): it is computed again
     only when the vector side found chunks the keyword side did not; without a query vector there is no
     cosine to compute (a keyword-only search, such as the per-tick context's manual section, reads rows)."""
     ids = set(fts_rows) | set(vec_rows)
     if not ids:
-        return [], {}
+        return []
     rescored = bool(keywords.idfs) and not set(vec_rows) <= set(fts_rows)
     sql = _CANDIDATES.format(
         keyword_score=_BM25 if rescored else "0",
@@ -461,16 +467,14 @@ def _load_candidates(
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     candidates = []
-    texts = {}
     for row in rows:
-        chunk_id, metadata = row[0], row[8]
+        chunk_id, metadata = row[0], row[7]
         if isinstance(metadata, str):
             metadata = json.loads(metadata)
-        embedding = _parse_vector(row[12]) if with_embeddings else None
+        embedding = _parse_vector(row[11]) if with_embeddings else None
         found = (
             "hybrid" if chunk_id in fts_rows and chunk_id in vec_rows else "fts" if chunk_id in fts_rows else "vector"
         )
-        texts[chunk_id] = row[5]
         candidates.append(
             Candidate(
                 chunk_id=chunk_id,
@@ -479,22 +483,31 @@ def _load_candidates(
                 start_line=row[3],
                 end_line=row[4],
                 snippet="",
-                source_type=row[6],
-                updated_at=row[7],
+                source_type=row[5],
+                updated_at=row[6],
                 evergreen=bool((metadata or {}).get("evergreen")),
-                fts_rank=float(row[9]) if rescored else fts_rows.get(chunk_id, 0.0),
-                cosine=float(row[10]) if row[10] is not None else None,
+                fts_rank=float(row[8]) if rescored else fts_rows.get(chunk_id, 0.0),
+                cosine=float(row[9]) if row[9] is not None else None,
                 found_by=found,
                 embedding=embedding,
-                staff_document=bool(row[11]),
+                staff_document=bool(row[10]),
             )
         )
-    return candidates, texts
+    return candidates
+
+
+def _texts(chunk_ids: list[int]) -> dict[int, str]:
+    if not chunk_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_TEXTS, [chunk_ids])
+        return dict(cursor.fetchall())
 
 
 def _with_snippet(hit: Hit, texts: dict[int, str], terms: Sequence[str]) -> Hit:
-    """Snippets are cut for the hits returned only: the window search reads the whole chunk text."""
-    candidate = dataclasses.replace(hit.candidate, snippet=snippet(texts[hit.candidate.chunk_id], terms))
+    """Snippets are cut for the hits returned only: the window search reads the whole chunk text. A chunk
+    deleted between the fusion and reading its text (a re-index committing in between) has an empty one."""
+    candidate = dataclasses.replace(hit.candidate, snippet=snippet(texts.get(hit.candidate.chunk_id, ""), terms))
     return dataclasses.replace(hit, candidate=candidate)
 
 
