@@ -20,6 +20,7 @@ from pgvector.django import HnswIndex, VectorField
 
 from access.models import OwnedModel, OwnedQuerySet
 from ledger.models import DecisionSnapshot, Deployment, Skill, TradeHistory
+from recall.row_security import OWNER_SEARCH_VECTOR_SQL
 
 EMBEDDING_DIMENSIONS = 384
 PATH_MAX = 500
@@ -29,6 +30,13 @@ FTS_CONFIG = "recall_english"
 MANUAL_NAME = "TRADING_MANUAL.md"
 # A document is the manual when its file name is TRADING_MANUAL.md, in any folder and any case.
 MANUAL_PATH_REGEX = r"(^|/)trading_manual\.md$"
+
+
+class OwnerSearchVector(Func):
+    """``search_vector`` with its owner's lexeme (OWNER_SEARCH_VECTOR_SQL), for the GIN index."""
+
+    template = OWNER_SEARCH_VECTOR_SQL.format(alias="")
+    output_field = SearchVectorField()
 
 
 class DocumentSource(models.TextChoices):
@@ -164,7 +172,7 @@ class Chunk(models.Model):
             models.CheckConstraint(condition=Q(content_hash__regex=r"^[0-9a-f]{64}$"), name="recall_chunk_hash_sha256"),
         ]
         indexes = [
-            GinIndex(fields=["search_vector"], name="recall_chunk_fts"),
+            GinIndex(OwnerSearchVector(), name="recall_chunk_owner_fts"),
             HnswIndex(
                 name="recall_chunk_embedding",
                 fields=["embedding"],

@@ -1,0 +1,84 @@
+"""The keyword index holds each chunk's lexemes plus its owner's ("owner <owner id>", "owner 0" for global rows;
+recall 0008, recall/row_security.py): text cannot forge an owner lexeme, the candidate function's expression is
+the index's, and the fetch reads the trader's and the global postings only."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from access import scope
+from recall import selectors, services
+from recall.models import FTS_CONFIG, Chunk
+from recall.row_security import KEYWORD_FUNCTION, OWNER_SEARCH_VECTOR_SQL
+from tests.dbroles import owner_connection
+from tests.recall.test_search import NOW, index
+
+# Blanks of every kind, owner-like words and the characters tsquery and the parser's file/URL tokens treat apart.
+ANY_TEXT = st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), max_size=40)
+TRICKY = st.text(alphabet=" \t\n\u00a0\u2003\u3000~0123456789-_./%abcowner'\"\\:&|!()<>*@", max_size=40)
+
+
+@pytest.mark.django_db
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(TRICKY, ANY_TEXT), min_size=1, max_size=5))
+def test_no_text_makes_a_lexeme_holding_a_space(texts):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT lexeme FROM unnest(%s::text[]) AS t(text),"
+            " unnest(tsvector_to_array(to_tsvector(%s::regconfig, t.text))) AS lexeme WHERE strpos(lexeme, ' ') > 0",
+            [["owner 7 owner  0 'owner 3' ~7 http://x.com/owner%207 a\u00a0b c\u2003d", *texts], FTS_CONFIG],
+        )
+        assert cursor.fetchall() == []
+
+
+def test_the_index_holds_the_owner_lexeme_of_each_chunk(owner):
+    index(owner, "notes/a.md", "# A\nbreakout above the range high.\n", embed=False)
+    chunk = Chunk.objects.filter(owner=owner).first()
+    expression = OWNER_SEARCH_VECTOR_SQL.format(alias="c.")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT tsvector_to_array({expression}) FROM recall_chunks c WHERE c.id = %s",  # noqa: S608 (constant)
+            [chunk.pk],
+        )
+        lexemes = cursor.fetchone()[0]
+    assert f"owner {owner.pk}" in lexemes and "breakout" in lexemes
+    assert [lexeme for lexeme in lexemes if " " in lexeme] == [f"owner {owner.pk}"]
+
+
+def test_the_functions_scans_use_the_owner_index(db):
+    """The function's per-term expression is the index's (the planner matches it structurally); with sequential
+    scans off the plan must take recall_chunk_owner_fts, which it could not for any other expression. As the
+    tables' owner, as the SECURITY DEFINER function runs: under row-level security `@@` stays out of index
+    conditions."""
+    expression = OWNER_SEARCH_VECTOR_SQL.format(alias="c.")
+    assert expression.replace("'", "''") in KEYWORD_FUNCTION
+    with owner_connection() as owner_db, owner_db.transaction():
+        owner_db.execute("SET LOCAL enable_seqscan = off")
+        rows = owner_db.execute(
+            f"EXPLAIN SELECT c.id FROM recall_chunks c WHERE {expression} @@ %s::tsquery",  # noqa: S608 (constant)
+            ["'breakout' & ('owner 7' | 'owner 0')"],
+        ).fetchall()
+    plan = "\n".join(row[0] for row in rows)
+    assert "Index Cond" in plan and "recall_chunk_owner_fts" in plan, plan
+
+
+def test_the_fetch_returns_the_traders_and_the_global_chunks_holding_a_term_and_no_one_elses(owner, other):
+    for n in range(30):
+        index(other, f"notes/{n}.md", f"# Other {n}\nbreakout number {n} of theirs.\n", embed=False)
+    index(owner, "notes/mine.md", "# Mine\nbreakout of mine.\n", embed=False)
+    services.document_upsert(
+        owner=None, path="playbooks/breakouts.md", content="# Breakouts\nbreakout playbook.\n", source="playbook"
+    )
+    mine = set(Chunk.objects.filter(owner=owner).values_list("id", flat=True))
+    global_ids = set(Chunk.objects.filter(owner__isnull=True).values_list("id", flat=True))
+    sql = "SELECT k.id FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 100, 100) k"
+    with scope.owner_scope(owner), connection.cursor() as cursor:
+        cursor.execute(sql, [owner.pk])
+        assert {row[0] for row in cursor.fetchall()} == mine | global_ids
+        cursor.execute(sql, [None])
+        assert {row[0] for row in cursor.fetchall()} == global_ids
+    hits = selectors.search(user=owner, query="breakout", backend="fts", k=50, now=NOW).hits
+    assert {hit.candidate.path for hit in hits} == {"notes/mine.md", "playbooks/breakouts.md"}
