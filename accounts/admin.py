@@ -12,6 +12,7 @@ from access.admin import ReadOnlyAdmin
 from accounts import services
 from accounts.forms import BrakedAdminAuthenticationForm
 from accounts.models import AccountToken
+from memorysite.numbers import format_count
 
 admin.site.login_form = BrakedAdminAuthenticationForm  # the admin's login is braked like the trader's
 
@@ -51,4 +52,4 @@ class AccountTokenAdmin(ReadOnlyAdmin):
         now = timezone.now()
         for token in queryset:
             services.account_token_revoke(token=token, now=now)
-        self.message_user(request, f"Revoked {queryset.count()} token(s).", messages.SUCCESS)
+        self.message_user(request, f"Revoked {format_count(queryset.count(), 'token')}.", messages.SUCCESS)
