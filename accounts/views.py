@@ -42,6 +42,18 @@ class LoginView(auth_views.LoginView):
         return response
 
 
+LOGGED_OUT = "You are logged out."
+
+
+class LogoutView(auth_views.LogoutView):
+    """Django's logout (POST only), and the login page it lands on says so."""
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)  # flushes the session: the notice goes after
+        messages.info(request, LOGGED_OUT)
+        return response
+
+
 class PasswordChangeView(auth_views.PasswordChangeView):
     """Django's password change; every account token of the trader is revoked with the old password
     (runner tokens are the deployments' keys and stay)."""
