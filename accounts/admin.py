@@ -8,7 +8,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from access.admin import ReadOnlyAdmin
+from access.admin import OWNER_FILTER, ReadOnlyAdmin
 from accounts import services
 from accounts.forms import BrakedAdminAuthenticationForm
 from accounts.models import AccountToken
@@ -43,7 +43,7 @@ class BrakedUserAdmin(UserAdmin):
 @admin.register(AccountToken)
 class AccountTokenAdmin(ReadOnlyAdmin):
     list_display = ["name", "owner", "key_prefix", "created_at", "last_used_at", "expires_at", "revoked_at"]
-    list_filter = ["revoked_at"]
+    list_filter = [OWNER_FILTER, "revoked_at"]
     search_fields = ["name", "owner__username", "key_prefix"]
     actions = ["revoke"]
 
