@@ -2,6 +2,10 @@ from django.contrib import admin
 
 from access.models import Elevation
 
+# List filters for rows that belong to a trader: only the traders (deployments) that have rows are offered.
+OWNER_FILTER = ("owner", admin.RelatedOnlyFieldListFilter)
+DEPLOYMENT_FILTER = ("deployment", admin.RelatedOnlyFieldListFilter)
+
 
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Rows written by agents, runners or services: staff read them in admin, never edit them there.

@@ -8,10 +8,11 @@ from django.contrib.auth.admin import UserAdmin
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from access.admin import ReadOnlyAdmin
+from access.admin import OWNER_FILTER, ReadOnlyAdmin
 from accounts import services
 from accounts.forms import BrakedAdminAuthenticationForm
 from accounts.models import AccountToken
+from memorysite.numbers import format_count
 
 admin.site.login_form = BrakedAdminAuthenticationForm  # the admin's login is braked like the trader's
 
@@ -42,7 +43,7 @@ class BrakedUserAdmin(UserAdmin):
 @admin.register(AccountToken)
 class AccountTokenAdmin(ReadOnlyAdmin):
     list_display = ["name", "owner", "key_prefix", "created_at", "last_used_at", "expires_at", "revoked_at"]
-    list_filter = ["revoked_at"]
+    list_filter = [OWNER_FILTER, "revoked_at"]
     search_fields = ["name", "owner__username", "key_prefix"]
     actions = ["revoke"]
 
@@ -51,4 +52,4 @@ class AccountTokenAdmin(ReadOnlyAdmin):
         now = timezone.now()
         for token in queryset:
             services.account_token_revoke(token=token, now=now)
-        self.message_user(request, f"Revoked {queryset.count()} token(s).", messages.SUCCESS)
+        self.message_user(request, f"Revoked {format_count(queryset.count(), 'token')}.", messages.SUCCESS)

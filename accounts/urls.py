@@ -1,4 +1,3 @@
-from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import api, views
@@ -11,7 +10,7 @@ api_urlpatterns = [
 
 page_urlpatterns = [
     path("accounts/login/", views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", views.PasswordChangeView.as_view(), name="password-change"),
     path("accounts/tokens/", views.account_tokens, name="account-tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", views.account_token_revoke, name="account-token-revoke"),

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors, services
 from accounts.forms import BrakedAuthenticationForm
+from memorysite.numbers import format_count
 from memorysite.pages import (
     bad_request,
     new_key_shown_once,
@@ -24,7 +25,8 @@ from memorysite.pages import (
 )
 
 EXPIRES_AT_FORMAT = "must be a date and time, e.g. 2026-12-31T18:00 (UTC)"
-TOKENS_REVOKED = "Password changed. {count} account token(s) were revoked: create new ones below for your scripts."
+CHANGED_NOTICE = "Password changed."
+TOKENS_REVOKED = "Password changed. {tokens} revoked: create new ones below for your scripts."
 
 
 class LoginView(auth_views.LoginView):
@@ -40,6 +42,18 @@ class LoginView(auth_views.LoginView):
         return response
 
 
+LOGGED_OUT = "You are logged out."
+
+
+class LogoutView(auth_views.LogoutView):
+    """Django's logout (POST only), and the login page it lands on says so."""
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)  # flushes the session: the notice goes after
+        messages.info(request, LOGGED_OUT)
+        return response
+
+
 class PasswordChangeView(auth_views.PasswordChangeView):
     """Django's password change; every account token of the trader is revoked with the old password
     (runner tokens are the deployments' keys and stay)."""
@@ -50,7 +64,8 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     def form_valid(self, form):
         response = super().form_valid(form)
         count = services.account_tokens_revoke_all(owner=self.request.user, now=timezone.now())
-        messages.success(self.request, TOKENS_REVOKED.format(count=count))
+        revoked = format_count(count, "account token was", "account tokens were")
+        messages.success(self.request, TOKENS_REVOKED.format(tokens=revoked) if count else CHANGED_NOTICE)
         return response
 
 

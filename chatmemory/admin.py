@@ -14,6 +14,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from access.admin import OWNER_FILTER
 from chatmemory import services
 from chatmemory.models import ArchivedReason, Bar, MarketEvent, UserFact
 
@@ -110,7 +111,7 @@ def _messages_of(exc: ValidationError) -> str:
 @admin.register(UserFact)
 class UserFactAdmin(admin.ModelAdmin):
     list_display = ["short_fact", "owner", "topic", "source", "confidence", "last_referenced_at", "archived_at"]
-    list_filter = ["source", "confidence", ArchivedFilter, "archived_reason"]
+    list_filter = [OWNER_FILTER, "source", "confidence", ArchivedFilter, "archived_reason"]
     search_fields = ["fact", "owner__username"]
     list_select_related = ["owner"]
     date_hierarchy = "created_at"

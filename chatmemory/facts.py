@@ -109,3 +109,41 @@ def render_facts_block(facts: Sequence[FactLine]) -> str | None:
     if not shown:
         return None
     return "\n".join([FACTS_HEADING, *(render_fact_line(line) for line in shown)])
+
+
+# -- near duplicates ----------------------------------------------------------------------------------------
+
+# Two facts at or above this similarity are "nearly the same": the trader is warned before adding the
+# second (both would take prompt slots). 0.8 catches rewordings ("above 5x" / "above 10x", a dropped
+# "I", trailing punctuation) and leaves facts that share a few words alone. docs/architecture.md says so.
+NEAR_DUPLICATE_SIMILARITY = 0.8
+
+
+def normalise_fact(text: str) -> str:
+    """The text compared for duplicates: NFKC, case-folded, every run of non-alphanumeric characters
+    (punctuation, symbols, whitespace) one space, no outer spaces."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in folded).split())
+
+
+def _trigrams(normalised: str) -> frozenset[str]:
+    padded = f" {normalised} "  # the padding lets a word's first and last letters count
+    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+
+
+def fact_similarity(a: str, b: str) -> float:
+    """How alike two facts read, in [0, 1]: the Dice coefficient of the character trigrams of their
+    normalised texts. Symmetric; 1.0 exactly when the normalised texts are equal; 0.0 when either
+    normalises to nothing (and the other does not)."""
+    left, right = normalise_fact(a), normalise_fact(b)
+    if left == right:
+        return 1.0
+    if not left or not right:
+        return 0.0
+    grams_a, grams_b = _trigrams(left), _trigrams(right)
+    return 2 * len(grams_a & grams_b) / (len(grams_a) + len(grams_b))
+
+
+def is_near_duplicate(a: str, b: str) -> bool:
+    """Whether `b` nearly repeats `a` (similarity at least NEAR_DUPLICATE_SIMILARITY)."""
+    return fact_similarity(a, b) >= NEAR_DUPLICATE_SIMILARITY

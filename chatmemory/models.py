@@ -33,9 +33,11 @@ class FactConfidence(models.TextChoices):
 
 
 class ArchivedReason(models.TextChoices):
-    USER_DELETED = "user_deleted", "deleted by you"
-    USER_CORRECTED = "user_corrected", "corrected by you"
-    AGENT_FORGET = "agent_forget", "forgotten by the agent"
+    # Labels for staff (admin); the trader's facts page says it in its own words ("archived by you").
+    # "user_deleted" is the seed's name: the fact is archived (restorable), not deleted.
+    USER_DELETED = "user_deleted", "archived by the trader"
+    USER_CORRECTED = "user_corrected", "archived: the trader corrected it"
+    AGENT_FORGET = "agent_forget", "forgotten by the coach"
 
 
 class UserFact(models.Model):

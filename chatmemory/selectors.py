@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from chatmemory.facts import FACT_REF_CHARS, FACTS_IN_PROMPT, FactLine
+from chatmemory.facts import FACT_REF_CHARS, FACTS_IN_PROMPT, FactLine, fact_similarity, is_near_duplicate
 from chatmemory.models import FactConfidence, UserFact
 
 # The prompt's order: most recently referenced first, never referenced last, newer first among
@@ -44,6 +44,13 @@ def facts_for_prompt(*, user, limit: int = FACTS_IN_PROMPT) -> list[UserFact]:
         .order_by(*PROMPT_ORDER)
         .only("id", "fact", "topic", "confidence", "last_referenced_at", "created_at")[:limit]
     )
+
+
+def facts_like(*, user, text: str) -> list[UserFact]:
+    """The trader's active facts that (nearly) repeat `text` (facts.is_near_duplicate), most alike first."""
+    active = UserFact.objects.owned_by(user).filter(archived_at__isnull=True).only("id", "fact", "topic")
+    alike = [fact for fact in active if is_near_duplicate(fact.fact, text)]
+    return sorted(alike, key=lambda fact: -fact_similarity(fact.fact, text))
 
 
 def fact_lines(facts: list[UserFact]) -> list[FactLine]:

@@ -10,6 +10,7 @@ the page (303) and a form with errors is rendered as a page.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import cast
 from urllib.parse import urlencode, urlsplit
@@ -24,15 +25,13 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url, replace_url, reswap, retarget
 
 from chatmemory import chat, selectors, services
-from chatmemory.facts import FACT_MAX_CHARS, FACT_MIN_CHARS, FACTS_IN_PROMPT
+from chatmemory.facts import FACT_MAX_CHARS, FACT_MIN_CHARS, FACTS_IN_PROMPT, FactError, clean_fact
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource
 from chatmemory.prompt import MODES
 from memorysite.pages import trader_required, wants_partial
 from memorysite.text import estimate_tokens
 
 # -- /profile/facts/ ------------------------------------------------------------------------------------------
-
-MUST_ARCHIVE_FIRST = "Archive this fact before deleting it for good."
 
 
 class FactFilterForm(forms.Form):
@@ -77,6 +76,8 @@ class FactAddForm(forms.Form):
     fact = forms.CharField(required=False, strip=False, widget=forms.Textarea)
     topic = forms.CharField(required=False, strip=False)
     confidence = forms.ChoiceField(choices=FactConfidence.choices, initial=FactConfidence.ASSERTED)
+    # Set by the "Add it anyway" button of the near-duplicate warning.
+    add_anyway = forms.BooleanField(required=False)
 
 
 class FactEditForm(forms.Form):
@@ -166,25 +167,32 @@ def profile_facts(request):
 @require_POST
 def profile_fact_add(request):
     form = FactAddForm(request.POST)
+    alike: list = []
     if form.is_valid():
         data = form.cleaned_data
-        try:
-            fact = services.fact_create(
-                owner=request.user,
-                source=FactSource.PROFILE,
-                fact=data["fact"],
-                topic=data["topic"],
-                confidence=data["confidence"],
-            )
-        except ValidationError as exc:
-            _add_service_errors(form, exc)
-        else:
-            return _written(request, "Fact added.", filters=_filters_showing(request, fact.topic))
+        if not data["add_anyway"]:
+            # A (near) repeat of an active fact: warn, keep the input and offer to edit the one there
+            # (both would take prompt slots). Text that breaks a rule goes on to the service, which names it.
+            with contextlib.suppress(FactError):
+                alike = selectors.facts_like(user=request.user, text=clean_fact(data["fact"]))
+        if not alike:
+            try:
+                fact = services.fact_create(
+                    owner=request.user,
+                    source=FactSource.PROFILE,
+                    fact=data["fact"],
+                    topic=data["topic"],
+                    confidence=data["confidence"],
+                )
+            except ValidationError as exc:
+                _add_service_errors(form, exc)
+            else:
+                return _written(request, "Fact added.", filters=_filters_showing(request, fact.topic))
     if request.htmx:
-        context = {"add_form": form, "fact_min_chars": FACT_MIN_CHARS, "fact_max_chars": FACT_MAX_CHARS}
+        context = {"add_form": form, "alike": alike, "fact_min_chars": FACT_MIN_CHARS, "fact_max_chars": FACT_MAX_CHARS}
         response = render(request, "chatmemory/_fact_add.html", context)
         return reswap(retarget(response, "#fact-add"), "outerHTML")
-    return render(request, "chatmemory/facts.html", _facts_context(request, add_form=form))
+    return render(request, "chatmemory/facts.html", _facts_context(request, add_form=form, alike=alike))
 
 
 @trader_required
@@ -216,7 +224,12 @@ def profile_fact_edit(request, fact_id):
                 _add_service_errors(form, exc)
             else:
                 return _written(request, "Fact saved.", filters=_filters_showing(request, fact.topic))
-    context = {"fact": fact, "form": form, "topics": selectors.fact_topics(user=request.user)}
+    context = {
+        "fact": fact,
+        "form": form,
+        "topics": selectors.fact_topics(user=request.user),
+        "fact_max_chars": FACT_MAX_CHARS,
+    }
     if request.htmx:
         response = render(request, "chatmemory/_fact_edit.html", context)
         return reswap(retarget(response, f"#fact-{fact.pk}"), "outerHTML")
@@ -277,9 +290,7 @@ def profile_fact_unarchive(request, fact_id):
 @require_POST
 def profile_fact_delete(request, fact_id):
     fact = selectors.fact_get(user=request.user, fact_id=fact_id)
-    if not fact.archived:
-        return _conflict(request, MUST_ARCHIVE_FIRST)
-    services.fact_delete(fact=fact)
+    services.fact_delete(fact=fact)  # active or archived: the page asked for confirmation first
     return _written(request, "Fact deleted for good.")
 
 

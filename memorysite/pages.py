@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render, resolve_url
+from django.templatetags.static import static
 from django_htmx.http import HttpResponseClientRedirect
 
 
@@ -26,6 +27,11 @@ def trader_required(view):
         return page_view(request, *args, **kwargs)
 
     return wrapped
+
+
+def favicon(request):
+    """/favicon.ico, which browsers and tools ask for whatever the page links: the static icon."""
+    return redirect(static("favicon.ico"), permanent=True)
 
 
 _NEW_KEY = "new_key_shown_once"

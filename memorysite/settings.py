@@ -168,6 +168,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # Numbers written for people (|usd, |count, |points, |percent) in every template, no {% load %}.
+            "builtins": ["memorysite.templatetags.people"],
         },
     },
 ]

@@ -12,6 +12,7 @@ from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from mcpserver.http import McpView
 from memorysite.health import healthz
+from memorysite.pages import favicon
 from recall.urls import api_urlpatterns as recall_api
 from recall.urls import page_urlpatterns as recall_pages
 from reflection.urls import api_urlpatterns as reflection_api
@@ -23,6 +24,7 @@ from signals.urls import page_urlpatterns as signals_pages
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("", include(accounts_pages)),  # login (through the password-guessing brake), password, API tokens
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -7,8 +7,11 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.http import HttpResponseRedirect
+from django.urls import reverse
 
-from access.admin import ReadOnlyAdmin
+from access.admin import DEPLOYMENT_FILTER, OWNER_FILTER, ReadOnlyAdmin
+from memorysite.numbers import format_count
 from recall import services
 from recall.models import (
     DOCUMENT_MAX_CHARS,
@@ -46,7 +49,7 @@ class GlobalDocumentForm(forms.ModelForm):
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["path", "scope", "source", "version", "chunk_count", "indexed_at", "has_error", "updated_at"]
-    list_filter = ["source", ("owner", admin.EmptyFieldListFilter)]
+    list_filter = ["source", ("owner", admin.EmptyFieldListFilter), OWNER_FILTER, DEPLOYMENT_FILTER]
     search_fields = ["path", "owner__username"]
     actions = ["reindex"]
     form = GlobalDocumentForm
@@ -93,31 +96,38 @@ class DocumentAdmin(admin.ModelAdmin):
             return form.instance
         return Document(**{name: form.cleaned_data[name] for name in ("path", "source", "content")})
 
+    def response_add(self, request, obj, post_url_continue=None):
+        """After adding a global document, land on it (its version, chunks and index state), not on the list."""
+        if "_addanother" in request.POST or "_popup" in request.POST:
+            return super().response_add(request, obj, post_url_continue)
+        self.message_user(request, f"Added the global {obj.source} {obj.path}.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:recall_document_change", args=[obj.pk]))
+
     @admin.action(description="Reindex: chunk again and re-embed every chunk")
     def reindex(self, request, queryset):
         count = 0
         for document in queryset:
             services.document_reindex(document=document)
             count += 1
-        self.message_user(request, f"{count} documents queued for re-embedding", messages.SUCCESS)
+        self.message_user(request, f"{format_count(count, 'document')} queued for re-embedding", messages.SUCCESS)
 
 
 @admin.register(JournalEntry)
 class JournalEntryAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "owner", "deployment", "kind", "run_id"]
-    list_filter = ["kind"]
+    list_filter = [OWNER_FILTER, DEPLOYMENT_FILTER, "kind"]
     search_fields = ["run_id", "content", "owner__username"]
 
 
 @admin.register(EditProposal)
 class EditProposalAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "owner", "document", "status", "run_id"]
-    list_filter = ["status"]
+    list_filter = [OWNER_FILTER, "status"]
     search_fields = ["run_id", "reason", "document__path"]
 
 
 @admin.register(TradeSituation)
 class TradeSituationAdmin(ReadOnlyAdmin):
     list_display = ["entry_tick_at", "owner", "symbol", "side", "outcome"]
-    list_filter = ["side"]
+    list_filter = [OWNER_FILTER, DEPLOYMENT_FILTER, "side"]
     search_fields = ["symbol", "summary"]

@@ -235,6 +235,7 @@ class JournalEntry(OwnedModel):
 
     class Meta:
         db_table = "recall_journal_entries"
+        verbose_name_plural = "journal entries"
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(kind__in=JournalKind.values), name="recall_journal_kind_valid"),

@@ -258,8 +258,8 @@ def document_upsert(
         # A kept row may still wait for its vector (an earlier version's, or one the worker skipped
         # because this write held it): the document is not indexed until it has one, and a run is queued.
         pending = bool(add) or any(row.embedding is None for row in keep)
-        if not created:
-            document.version += 1
+        if not created and (document.content_hash != digest or document.source != source):
+            document.version += 1  # a reindex of the same content is the same version (its chunks are new)
         document.source = source
         document.content = content
         document.content_hash = digest

@@ -38,6 +38,9 @@ SEARCH_K = 10
 DOCUMENTS_PAGE_SIZE = 100
 PROPOSALS_SHOWN = 50
 JOURNAL_SHOWN = 20
+AGENT_FILES_SHOWN = 10
+# Documents in a journal/ or memory/ folder (recall.services.is_append_only, as one regex): the agents' files.
+AGENT_FOLDER_REGEX = rf"(^|/)({'|'.join(services.APPEND_ONLY_FOLDERS)})/"
 DIFF_CONTEXT_LINES = 3
 DECISIONS = ("approve", "reject")
 
@@ -210,6 +213,11 @@ def _home_page(request, context: dict):
             ],
         }
     )
+    if not context["journal"]:
+        # No entry came through the journal API, but journal/ and memory/ files may be indexed (synced from a
+        # workspace, or their entries' rows gone): the section names them rather than saying there is nothing.
+        agent_files = documents.filter(path__iregex=AGENT_FOLDER_REGEX).order_by("-updated_at", "-id")
+        context["agent_files"] = list(agent_files[: AGENT_FILES_SHOWN + 1])
     return render(request, "recall/home.html", context)
 
 

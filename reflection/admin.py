@@ -8,11 +8,14 @@ note then sees; "retire" takes a note out of the prompt.
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from access.admin import OWNER_FILTER
 from reflection import selectors, services
 from reflection.models import NoteStatus, ReflectionNote
 
@@ -24,6 +27,7 @@ _FIELDS = [
     "owner",
 ]  # fmt: skip
 _COMPUTED = ["ab_figures", "trade_window"]
+PREVIEW_CHARS = 80
 
 
 def _usd(value) -> str:
@@ -36,16 +40,20 @@ def _messages_of(exc: ValidationError) -> str:
 
 @admin.register(ReflectionNote)
 class ReflectionNoteAdmin(admin.ModelAdmin):
-    list_display = ["content_hash", "status", "scope", "skill", "source", "generated_at", "trades_considered"]
+    list_display = [
+        "content_hash", "status", "owner", "scope", "skill", "text_preview", "source", "generated_at",
+        "trades_considered",
+    ]  # fmt: skip
     list_filter = [
         "status",
+        OWNER_FILTER,
         "source",
         ("skill", admin.RelatedOnlyFieldListFilter),
         ("deployment", admin.RelatedOnlyFieldListFilter),
         "model_used",
     ]
     search_fields = ["=content_hash", "=deployment__id", "skill__name", "owner__username", "lessons_text"]
-    list_select_related = ["skill", "deployment", "author"]
+    list_select_related = ["skill", "deployment", "author", "owner"]
     date_hierarchy = "generated_at"
     fields = [*_FIELDS, *_COMPUTED]
     actions = ["promote_to_skill_scope", "retire"]
@@ -59,6 +67,11 @@ class ReflectionNoteAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         editable = obj is not None and obj.status == NoteStatus.ACTIVE
         return [*(_FIELDS[1:] if editable else _FIELDS), *_COMPUTED]
+
+    @admin.display(description="lessons (start)")
+    def text_preview(self, note: ReflectionNote) -> str:
+        text = " ".join(note.lessons_text.split())
+        return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1].rstrip() + "…"
 
     @admin.display(description="scope")
     def scope(self, note: ReflectionNote) -> str:
@@ -146,8 +159,18 @@ class ReflectionNoteAdmin(admin.ModelAdmin):
     def promote_to_skill_scope(self, request, queryset):
         self._each(request, queryset, services.note_promote, "promoted to skill scope")
 
-    @admin.action(description="Retire (take out of the prompt, keep for audit)")
+    @admin.action(description="Retire (take out of the prompt, keep for audit)…")
     def retire(self, request, queryset):
+        """Asks first, on a page naming every note and what retiring does; "Yes, retire" posts back here."""
+        if request.POST.get("confirmed") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Retire these lessons?",
+                "opts": self.model._meta,
+                "notes": queryset.select_related("owner", "skill", "deployment").order_by("generated_at"),
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(request, "admin/reflection/reflectionnote/retire_confirmation.html", context)
         self._each(request, queryset, services.note_retire, "retired")
 
     def _each(self, request, queryset, service, done: str) -> None:

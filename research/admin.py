@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 
-from access.admin import ReadOnlyAdmin
+from access.admin import OWNER_FILTER, ReadOnlyAdmin
 from research import services
 from research.models import CapabilityRequest, Experiment, Hypothesis
 
@@ -26,7 +26,7 @@ def _pretty_json(value) -> str:
 @admin.register(Experiment)
 class ExperimentAdmin(ReadOnlyAdmin):
     list_display = ["experiment_id", "owner", "timestamp", "strategy_name", "verdict", "timeframe", "symbol"]
-    list_filter = ["verdict", "timeframe", "symbol"]
+    list_filter = [OWNER_FILTER, "verdict", "timeframe", "symbol"]
     search_fields = ["=experiment_id", "strategy_name", "owner__username"]
     list_select_related = ["owner"]
     date_hierarchy = "timestamp"
@@ -49,7 +49,7 @@ class ExperimentAdmin(ReadOnlyAdmin):
 @admin.register(Hypothesis)
 class HypothesisAdmin(ReadOnlyAdmin):
     list_display = ["hypothesis_id", "owner", "short_text", "status", "source_experiment", "created"]
-    list_filter = ["status"]
+    list_filter = [OWNER_FILTER, "status"]
     search_fields = ["=hypothesis_id", "text", "=source_experiment__experiment_id", "owner__username"]
     list_select_related = ["owner", "source_experiment"]
     fields = ["hypothesis_id", "owner", "text", "rationale", "status", "source_experiment", "tested_by_ids", "created"]
@@ -67,7 +67,7 @@ class HypothesisAdmin(ReadOnlyAdmin):
 @admin.register(CapabilityRequest)
 class CapabilityRequestAdmin(admin.ModelAdmin):
     list_display = ["request_id", "owner", "short_capability", "status", "requested_by", "requested", "implemented"]
-    list_filter = ["status"]
+    list_filter = [OWNER_FILTER, "status"]
     search_fields = ["=request_id", "capability", "rationale", "=requested_by__experiment_id", "owner__username"]
     list_select_related = ["owner", "requested_by"]
     fields = [

@@ -66,6 +66,7 @@ class Hypothesis(OwnedModel):
 
     class Meta:
         db_table = "hypotheses"
+        verbose_name_plural = "hypotheses"
         ordering = ["hypothesis_id"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "hypothesis_id"], name="hypothesis_id_unique_per_owner"),

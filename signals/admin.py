@@ -2,13 +2,14 @@
 
 from django.contrib import admin
 
-from access.admin import ReadOnlyAdmin
+from access.admin import OWNER_FILTER, ReadOnlyAdmin
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
 
 
 @admin.register(Market)
 class MarketAdmin(ReadOnlyAdmin):
     list_display = ["id", "condition_id", "question", "owner", "created_at"]
+    list_filter = [OWNER_FILTER]
     search_fields = ["=id", "condition_id", "question", "owner__username"]
     list_select_related = ["owner"]
 
@@ -16,7 +17,7 @@ class MarketAdmin(ReadOnlyAdmin):
 @admin.register(AgentSignal)
 class AgentSignalAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "agent_name", "agent_type", "market", "direction", "fair_probability", "confidence"]
-    list_filter = ["direction", "agent_type"]
+    list_filter = [OWNER_FILTER, "direction", "agent_type"]
     search_fields = ["agent_name", "=market__id", "market__condition_id", "owner__username"]
     list_select_related = ["market"]
     date_hierarchy = "created_at"
@@ -25,7 +26,7 @@ class AgentSignalAdmin(ReadOnlyAdmin):
 @admin.register(SignalEvolutionEvent)
 class SignalEvolutionEventAdmin(ReadOnlyAdmin):
     list_display = ["timestamp", "agent_name", "market", "type", "magnitude", "description"]
-    list_filter = ["type"]
+    list_filter = [OWNER_FILTER, "type"]
     search_fields = ["agent_name", "=market__id", "owner__username"]
     list_select_related = ["market"]
     date_hierarchy = "timestamp"
@@ -37,7 +38,7 @@ class MemoryRetrievalAuditAdmin(ReadOnlyAdmin):
         "created_at", "market", "success", "error_type", "agents_with_history", "retry_attempts",
         "invalid_rows_skipped", "duration_ms",
     ]  # fmt: skip
-    list_filter = ["success", "error_type"]
+    list_filter = [OWNER_FILTER, "success", "error_type"]
     search_fields = ["=market__id", "owner__username", "error"]
     list_select_related = ["market"]
     date_hierarchy = "created_at"

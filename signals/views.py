@@ -17,9 +17,10 @@ from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
+from memorysite.numbers import format_percent, format_points
 from memorysite.pages import bad_request, trader_required, wants_partial
 from signals import selectors, services
-from signals.memory import DEFAULT_LIMIT, format_memory_context
+from signals.memory import CONFIDENCE_CHANGE, DEFAULT_LIMIT, PROBABILITY_SHIFT, format_memory_context
 from signals.models import AgentSignal, SignalEvolutionEvent
 
 MARKETS_PAGE_SIZE = 50
@@ -77,14 +78,28 @@ def _percent_text(value: Decimal) -> str:
     return f"{(value * 100).normalize():f}"
 
 
-def _chart_point(signal: AgentSignal, events: list[SignalEvolutionEvent]) -> dict:
+CHANGE_LABELS = {PROBABILITY_SHIFT: "Fair probability", CONFIDENCE_CHANGE: "Confidence"}
+
+
+def _event_shown(event: SignalEvolutionEvent) -> dict:
+    """An evolution event as the page says it: a change of a percentage from → to, in percentage points
+    ("Fair probability 55% → 70% (+15 pp)"). The stored description is the API's, and stays."""
+    text = event.description
+    if event.type in CHANGE_LABELS:
+        before, after = event.previous_value, event.current_value
+        change = f"{format_percent(before)} → {format_percent(after)} ({format_points(before, after)})"
+        text = f"{CHANGE_LABELS[event.type]} {change}"
+    return {"type": event.type, "label": event.get_type_display(), "text": text}
+
+
+def _chart_point(signal: AgentSignal, events: list[dict]) -> dict:
     """One point of the agent's chart (static/js/charts.js, "signal-lines"): percentages 0–100."""
     return {
         "t": int(signal.created_at.timestamp() * 1000),
         "p": _percent(signal.fair_probability),
         "c": _percent(signal.confidence),
         "direction": signal.direction,
-        "events": [{"type": event.type, "description": event.description} for event in events],
+        "events": [{"type": event["type"], "description": event["text"]} for event in events],
     }
 
 
@@ -101,7 +116,7 @@ def market_detail(request, market_id: int):
 
     events_by_signal: dict = defaultdict(list)
     for event in reversed(selectors.evolution_list(market=market, agent=agent or None)):  # oldest first
-        events_by_signal[event.signal_id].append(event)
+        events_by_signal[event.signal_id].append(_event_shown(event))
 
     # What each agent is given the next time it analyses this market: the API's default options.
     memories, degraded = {}, None

@@ -4,17 +4,22 @@ phone-sized screen too. And the login page's lock message."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 from playwright import sync_api
 
 from access.keys import key_hash
 from accounts.models import AccountToken
-from tests.factories import PASSWORD, UserFactory
+from ledger.models import RunnerToken
+from tests.factories import PASSWORD, DeploymentFactory, UserFactory
 from tests.ledger.test_pages_browser import browser, console_errors, log_in, page, path_of  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
+
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "pages-browser"  # git-ignored, kept after the run
 
 
 @pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
@@ -34,6 +39,19 @@ def test_a_trader_creates_sees_the_key_once_and_revokes_an_account_token(page, c
     page.get_by_role("button", name="Create token").click()
 
     key = page.locator("#new-account-token-key").inner_text()
+    page.wait_for_load_state("load")  # the stylesheet applied before measuring (a loaded machine is slow)
+    wider = page.evaluate(
+        "() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth)"
+        ".filter(e => !e.closest('.table-scroll')).map(e => e.tagName + '#' + e.id)"
+    )
+    assert wider == []  # nothing but the scrolling table is wider than the screen
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy key").click()
+    sync_api.expect(page.get_by_role("status")).to_have_text("Copied")
+    assert page.evaluate("() => navigator.clipboard.readText()") == key
+    page.reload()  # post/redirect/get: a reload neither shows the key again nor makes a second token
+    sync_api.expect(page.locator("#new-account-token")).to_have_count(0)
+    assert AccountToken.objects.filter(owner=trader).count() == 1
     token = AccountToken.objects.get(owner=trader)
     assert token.key_hash == key_hash(key)
     assert token.expires_at == dt.datetime(2099, 1, 31, 18, tzinfo=dt.UTC)
@@ -41,19 +59,16 @@ def test_a_trader_creates_sees_the_key_once_and_revokes_an_account_token(page, c
     sync_api.expect(row).to_contain_text("backtest notebook")
     sync_api.expect(row).to_contain_text("2099-01-31 18:00")
     sync_api.expect(row).to_contain_text("never")  # not used yet
-    page.wait_for_load_state("load")  # the stylesheet applied before measuring (a loaded machine is slow)
-    wider = page.evaluate(
-        "() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth)"
-        ".filter(e => !e.closest('.table-scroll')).map(e => e.tagName + '#' + e.id)"
-    )
-    assert wider == []  # nothing but the scrolling table is wider than the screen
-
-    page.goto(reverse("account-tokens"))  # shown once: the page shows the row, never the key again
-    sync_api.expect(page.locator("#new-account-token")).to_have_count(0)
     assert key not in page.content()
 
-    page.get_by_role("button", name="Revoke account token backtest notebook").click()
+    confirm = page.get_by_role("button", name="Yes, revoke account token backtest notebook")
+    sync_api.expect(confirm).to_be_hidden()  # revoke asks first
+    page.get_by_text("Revoke…").click()
+    sync_api.expect(confirm).to_be_visible()
+    assert confirm.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(217, 45, 32)"  # destructive red
+    confirm.click()
     sync_api.expect(row.get_by_role("button")).to_have_count(0)
+    sync_api.expect(row.get_by_text("Revoke…")).to_have_count(0)
     token.refresh_from_db()
     assert token.revoked_at is not None
     assert console_errors == []
@@ -73,3 +88,32 @@ def test_the_login_page_says_the_account_is_locked(page, monkeypatch):  # noqa: 
     sync_api.expect(page.get_by_role("alert")).to_have_text(
         "login locked: 10 failed attempts for this username; try again in 15 minutes or ask staff to unlock it"
     )
+
+
+def test_a_trader_creates_copies_and_revokes_a_runner_token_on_a_phone(page, console_errors):  # noqa: F811
+    page.set_viewport_size({"width": 390, "height": 844})
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    deployment = DeploymentFactory()
+    log_in(page, deployment.owner.username, PASSWORD)
+    page.goto(reverse("deployment-runner-tokens", args=[deployment.pk]))
+    page.get_by_label("Name").fill("vps runner")
+    page.get_by_role("button", name="Create token").click()
+
+    key = page.locator("#new-runner-token-key").inner_text()
+    assert key.startswith("rt_")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy key").click()
+    sync_api.expect(page.get_by_role("status")).to_have_text("Copied")
+    assert page.evaluate("() => navigator.clipboard.readText()") == key
+    page.screenshot(path=f"{ARTIFACTS}/runner-token-created-390.png", full_page=True)
+
+    page.reload()
+    sync_api.expect(page.locator("#new-runner-token")).to_have_count(0)
+    assert RunnerToken.objects.filter(deployment=deployment).count() == 1
+    page.get_by_text("Revoke…").click()
+    page.screenshot(path=f"{ARTIFACTS}/runner-token-revoke-confirm-390.png", full_page=True)
+    page.get_by_role("button", name="Yes, revoke runner token vps runner").click()
+    sync_api.expect(page.get_by_text("Revoke…")).to_have_count(0)
+    assert RunnerToken.objects.get().revoked_at is not None
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+    assert console_errors == []

@@ -130,7 +130,7 @@ def test_a_fact_added_and_edited_shows_in_the_chat_preview_until_archived(page, 
     page.get_by_label("Archived", exact=True).check()
     page.wait_for_url(re.compile(r"\?archived=1$"))
     archived = page.locator(f"#fact-{fact.pk}")
-    sync_api.expect(archived.locator(".archived-reason")).to_have_text("deleted by you")
+    sync_api.expect(archived.locator(".archived-reason")).to_have_text("archived by you")
     fact.refresh_from_db()
     assert fact.archived_reason == ArchivedReason.USER_DELETED
     shoot("archived")
@@ -160,4 +160,72 @@ def test_a_fact_added_and_edited_shows_in_the_chat_preview_until_archived(page, 
     assert not UserFact.objects.filter(pk=fact.pk).exists()
     assert path_of(page) == facts_path
     shoot("deleted")
+    assert console_errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_a_near_repeat_warns_counts_characters_and_an_active_fact_deletes_after_a_confirm(
+    page,  # noqa: F811
+    console_errors,  # noqa: F811
+    owner,
+    width,
+):
+    from chatmemory import services
+    from chatmemory.models import FactSource
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": width, "height": 900 if width > 600 else 844})
+    existing = services.fact_create(owner=owner, fact="I never take leverage above 5x.", source=FactSource.PROFILE)
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("profile-facts"))
+    page.wait_for_function("() => window.htmx !== undefined")
+
+    # The counter follows typing, in code points, and says when the text is over.
+    field = page.locator("#add-fact")
+    counter = page.locator('.char-count[data-count-for="add-fact"]')
+    sync_api.expect(counter).to_have_text("0 / 500 characters")
+    field.fill("I never take leverage above 10x")
+    sync_api.expect(counter).to_have_text("31 / 500 characters")
+    field.fill("€" * 501)
+    sync_api.expect(counter).to_have_text("501 / 500 characters: 1 too many")
+    field.fill("I never take leverage above 10x")
+
+    # A near repeat: a warning with the fact there, the input kept, an offer to edit it.
+    page.get_by_role("button", name="Add fact").click()
+    warning = page.locator("#fact-add-alike")
+    sync_api.expect(warning).to_contain_text("You already have a fact like this.")
+    sync_api.expect(warning).to_contain_text("I never take leverage above 5x.")
+    sync_api.expect(page.locator("#add-fact")).to_have_value("I never take leverage above 10x")
+    sync_api.expect(counter).to_have_text("31 / 500 characters")  # counted again after the swap
+    assert UserFact.objects.count() == 1
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+    page.screenshot(path=str(ARTIFACTS / f"near-duplicate-{width}.png"), full_page=True)
+    warning.get_by_role("link", name="Edit the fact: I never take leverage above 5x.").click()
+    page.wait_for_url(re.compile(re.escape(reverse("profile-fact-edit", args=[existing.pk])) + "$"))
+    sync_api.expect(page.locator(f"#edit-fact-{existing.pk}")).to_have_value("I never take leverage above 5x.")
+    sync_api.expect(page.locator(f'.char-count[data-count-for="edit-fact-{existing.pk}"]')).to_have_text(
+        "31 / 500 characters"
+    )
+
+    # Or add it anyway.
+    page.goto(reverse("profile-facts"))
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.locator("#add-fact").fill("I never take leverage above 10x")
+    page.get_by_role("button", name="Add fact").click()
+    page.get_by_role("button", name="Add mine anyway").click()
+    sync_api.expect(page.locator("#facts-notice")).to_have_text("Fact added.")
+    assert UserFact.objects.count() == 2
+
+    # An active fact can be deleted for good, after the browser's confirm.
+    dialogs: list[str] = []
+
+    def accept(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.accept()
+
+    page.once("dialog", accept)
+    page.locator(f"#fact-{existing.pk}").get_by_role("button", name="Delete for good").click()
+    sync_api.expect(page.locator("#facts-notice")).to_have_text("Fact deleted for good.")
+    assert dialogs and dialogs[0].startswith("Delete this fact for good?")
+    assert not UserFact.objects.filter(pk=existing.pk).exists()
     assert console_errors == []

@@ -13,7 +13,14 @@ from django.urls import reverse
 
 from chatmemory import services
 from chatmemory.chat import chat_system
-from chatmemory.facts import BIDI_CHARACTERS, CONTROL_CHARACTERS, FACT_TOO_LONG, FACT_TOO_SHORT, TOPIC_CHARACTERS
+from chatmemory.facts import (
+    BIDI_CHARACTERS,
+    CONTROL_CHARACTERS,
+    FACT_MAX_CHARS,
+    FACT_TOO_LONG,
+    FACT_TOO_SHORT,
+    TOPIC_CHARACTERS,
+)
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource, UserFact
 from memorysite.text import estimate_tokens
 
@@ -343,6 +350,63 @@ class TestAdd:
         assert len(shown_fact_ids(content)) == 3
 
 
+class TestNearDuplicates:
+    def add(self, client, fact: str, **extra):
+        form = {"fact": fact, "topic": "risk", "confidence": "asserted", **extra}
+        return client.post(reverse("profile-fact-add"), form, headers=htmx_on(FACTS_URL))
+
+    @pytest.mark.parametrize("fact", ["i never take leverage above 5X", "I never take leverage above 10x."])
+    def test_a_near_repeat_warns_keeps_the_input_and_offers_to_edit_the_one_there(self, logged_in, facts, fact):
+        response = self.add(logged_in, fact)
+        assert response.status_code == 200
+        assert response["HX-Retarget"] == "#fact-add"  # only the form answers
+        content = text(response)
+        assert "You already have a fact like this." in content
+        assert f'href="{reverse("profile-fact-edit", args=[facts.risk.pk])}"' in content
+        assert f">{html.escape(fact)}</textarea>" in content  # the input is kept
+        assert 'value="risk"' in content
+        assert 'name="add_anyway" value="1"' in content
+        assert UserFact.objects.filter(archived_at__isnull=True).count() == 3  # nothing written
+
+    def test_add_anyway_adds_it(self, logged_in, facts):
+        response = self.add(logged_in, "I never take leverage above 10x.", add_anyway="1")
+        assert "Fact added." in text(response)
+        assert UserFact.objects.filter(fact="I never take leverage above 10x.").exists()
+
+    def test_an_archived_fact_or_another_traders_does_not_count(self, logged_in, owner, other, facts):
+        make_fact(other, "Max risk per trade is 1% of equity")
+        assert "Fact added." in text(self.add(logged_in, "Used to scalp SOL perps!"))  # like an archived one
+        assert "Fact added." in text(self.add(logged_in, "Max risk per trade is 1% of equity"))
+
+    def test_a_different_fact_is_added_without_a_warning(self, logged_in, facts):
+        response = self.add(logged_in, "I trade from Lisbon, Portugal, on weekdays")
+        assert "Fact added." in text(response)
+        assert "like this" not in text(response)
+
+    def test_without_htmx_the_page_shows_the_warning(self, logged_in, facts):
+        response = logged_in.post(
+            reverse("profile-fact-add"), {"fact": "Lives in Lisbon", "confidence": "asserted"}, headers={}
+        )
+        assert response.status_code == 200
+        content = text(response)
+        assert "You already have a fact like this." in content and 'id="fact-add-alike"' in content
+        assert not UserFact.objects.filter(fact="Lives in Lisbon").exists()
+
+    def test_the_rules_come_before_the_warning(self, logged_in, facts):
+        response = self.add(logged_in, "I never take leverage above 5x." + "!" * 500)
+        assert FACT_TOO_LONG in text(response)
+
+
+class TestCharacterCounter:
+    def test_the_add_and_edit_forms_carry_a_counter_of_the_models_maximum(self, logged_in, facts):
+        page = text(logged_in.get(FACTS_URL))
+        assert f'data-count-for="add-fact" data-max-chars="{FACT_MAX_CHARS}"' in page
+        assert "js/char-count.js" in page
+        edit = text(logged_in.get(reverse("profile-fact-edit", args=[facts.risk.pk]), headers=HTMX))
+        assert f'data-count-for="edit-fact-{facts.risk.pk}" data-max-chars="{FACT_MAX_CHARS}"' in edit
+        assert UserFact._meta.get_field("fact").max_length == FACT_MAX_CHARS
+
+
 class TestEdit:
     def test_the_edit_form_swaps_in_for_the_row_and_cancel_swaps_it_back(self, logged_in, facts):
         url = reverse("profile-fact-edit", args=[facts.risk.pk])
@@ -451,7 +515,9 @@ class TestArchive:
         assert fact.pk not in chat_system(user=owner, mode="coach").fact_ids
 
         archived = text(logged_in.get(FACTS_URL, {"archived": "1"}))
-        assert "deleted by you" in fact_item(archived, fact)
+        assert '<span class="archived-reason">archived by you</span>' in fact_item(archived, fact)
+        assert "deleted" not in fact_item(archived, fact)  # archived is not deleted: it can come back
+        assert '<span class="archived-reason">archived: corrected by you</span>' in fact_item(archived, facts.old)
 
     def test_unarchive_brings_it_back_keeping_the_archived_view(self, logged_in, facts):
         response = logged_in.post(
@@ -485,10 +551,18 @@ class TestDelete:
         assert 'id="facts-empty"' in content
         assert response["HX-Replace-Url"] == f"{FACTS_URL}?archived=1"
 
-    def test_an_active_fact_must_be_archived_first(self, logged_in, facts):
-        response = logged_in.post(reverse("profile-fact-delete", args=[facts.risk.pk]))
-        assert response.status_code == 409
-        assert "Archive this fact before deleting it for good." in text(response)
+    def test_an_active_fact_can_be_deleted_for_good_too_after_a_confirm(self, logged_in, owner, facts):
+        row = fact_item(text(logged_in.get(FACTS_URL)), facts.risk)
+        assert 'hx-confirm="Delete this fact for good?' in row and 'class="danger">Delete for good<' in row
+        response = logged_in.post(reverse("profile-fact-delete", args=[facts.risk.pk]), headers=htmx_on(FACTS_URL))
+        assert response.status_code == 200
+        assert "Fact deleted for good." in text(response)
+        assert not UserFact.objects.filter(pk=facts.risk.pk).exists()
+        assert facts.risk.pk not in chat_system(user=owner, mode="coach").fact_ids
+
+    def test_another_traders_fact_is_a_404_and_stays(self, client, other, facts):
+        client.force_login(other)
+        assert client.post(reverse("profile-fact-delete", args=[facts.risk.pk])).status_code == 404
         assert UserFact.objects.filter(pk=facts.risk.pk).exists()
 
     def test_without_htmx_it_redirects_back_to_the_view_it_came_from(self, logged_in, facts):

@@ -35,3 +35,16 @@ def test_it_serves_the_login_page_admin_and_api_docs(client, db):
     schema = client.get("/api/schema/")
     assert schema.status_code == 200
     assert b"/api/v1/deployments/{deployment_id}/" in schema.content
+
+
+def test_money_on_the_home_page_has_thousands_separators_and_cents(client, owner):
+    from decimal import Decimal
+
+    from ledger.models import Deployment
+
+    deployment = DeploymentFactory(skill_version__skill__owner=owner)
+    Deployment.objects.filter(pk=deployment.pk).update(day_start_equity_usd=Decimal("10000"))
+    client.force_login(owner)
+    content = client.get("/").content.decode()
+    assert "<td>$10,000.00</td>" in content
+    assert "$10000" not in content

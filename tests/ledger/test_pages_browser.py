@@ -66,9 +66,7 @@ def page(browser, live_server):
 
 @pytest.fixture
 def console_errors(page):
-    """Every console error and uncaught exception on the page (the site has no favicon: the browser's
-    own request for one is answered here, so any other failed load still counts)."""
-    page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+    """Every console error and uncaught exception on the page (a failed load of the favicon counts too)."""
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -110,6 +108,17 @@ def test_it_logs_a_trader_in_and_shows_only_their_own_deployments(page):
     page.screenshot(path=SCREENSHOT, full_page=True)
 
 
+def test_the_favicon_loads(page, console_errors):
+    page.goto(reverse("login"))
+    icon = page.evaluate(
+        "() => fetch(document.querySelector('link[rel=icon]').href).then(r => [r.status, r.headers.get('content-type')])"
+    )
+    assert icon == [200, "image/svg+xml"]
+    ico = page.evaluate("() => fetch('/favicon.ico').then(r => [r.status, r.url.endsWith('/static/favicon.ico')])")
+    assert ico == [200, True]
+    assert console_errors == []
+
+
 def test_it_loads_htmx_from_our_static_files_and_sends_the_csrf_token(page):
     user = UserFactory()
     log_in(page, user.username, PASSWORD)
@@ -144,5 +153,7 @@ def test_it_logs_out_through_the_header_button_back_to_the_login_page(page):
     page.wait_for_url(re.compile(re.escape(reverse("login"))))
 
     assert path_of(page) == reverse("login")
+    sync_api.expect(page.locator(".messages")).to_have_text("You are logged out.")
+    sync_api.expect(page.locator("header").get_by_role("link", name="Log in")).to_have_count(0)
     page.goto("/")
     assert path_of(page) == reverse("login")

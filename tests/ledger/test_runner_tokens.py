@@ -216,9 +216,13 @@ class TestRunnerTokensPage:
         context = f"/api/v1/deployments/{deployment.pk}/context/"
         assert runner_client(key).get(context).status_code == 200
 
+        assert 'data-copy-from="new-runner-token-key"' in content  # the copy button (static/js/copy.js)
         listed = client.get(self.page(deployment)).content.decode()
         assert "laptop runner" in listed and key[:8] in listed
         assert key not in listed
+        assert RunnerToken.objects.count() == 1  # the reload made no second token
+        revoke_form = listed.split('<details class="confirm-revoke">')[1].split("</details>")[0]
+        assert "<summary" in revoke_form and 'class="danger"' in revoke_form  # asks first; the real button is red
 
         token = RunnerToken.objects.get()
         revoke = client.post(reverse("deployment-runner-token-revoke", args=[deployment.pk, token.pk]))

@@ -253,6 +253,26 @@ class TestHome:
         assert f"Gaps fill by noon. {html.escape(SCRIPT)}" in block
         assert "their private note" not in content and "run-99" not in content
 
+    def test_journal_files_without_api_entries_are_named_not_called_nothing(self, logged_in, owner, other):
+        synced = upsert(owner, "agents/btc/journal/2026-06-04.md", "# Day\n\nBought the dip.\n", source="journal")
+        upsert(owner, "memory/learnings.md", "# Learnings\n")
+        upsert(owner, "docs/journal.md", "# Not in a journal folder\n")
+        upsert(other, "journal/2026-06-04.md", "# Theirs\n", source="journal")
+        content = logged_in.get(HOME).content.decode()
+        section = re.search(r'<div id="journal-files">(.*?)</div>', content, re.S).group(1)
+        assert "No agent writes yet" not in content
+        assert "No entries written through <code>POST /api/v1/recall/journal/</code> yet" in section
+        assert f'href="/recall/documents/{synced.pk}/">agents/btc/journal/2026-06-04.md</a>' in section
+        assert "memory/learnings.md" in section
+        assert "docs/journal.md" not in section and "Theirs" not in section
+        assert len(re.findall(r"<li>", section)) == 2
+
+    def test_with_no_agent_files_at_all_it_says_no_agent_writes_yet(self, logged_in, owner):
+        upsert(owner, "docs/journal.md", "# Not in a journal folder\n")
+        content = logged_in.get(HOME).content.decode()
+        assert 'id="journal-empty">No agent writes yet.' in content
+        assert 'id="journal-files"' not in content
+
     def test_it_lists_pending_proposals_with_a_link_to_each(self, logged_in, manual, other):
         proposal = services.proposal_create(
             document=manual, proposed_content=MANUAL + "\nNew rule.\n", reason="Stops were hit too often", run_id="r-7"

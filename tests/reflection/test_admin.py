@@ -95,12 +95,25 @@ def test_promote_and_retire_actions_go_through_the_services(staff_client, note, 
     sibling.refresh_from_db()
     assert sibling.active_lessons_hash == note.content_hash
 
-    response = staff_client.post(url, {"action": "retire", "_selected_action": [note.pk]}, follow=True)
+    # Retire asks first: a page naming the note and what retiring does; nothing changes yet.
+    asked = staff_client.post(url, {"action": "retire", "_selected_action": [note.pk]})
+    assert asked.status_code == 200
+    page = asked.content.decode()
+    assert "Retire these lessons?" in page and note.content_hash in page and "cannot be undone" in page
+    assert 'name="confirmed" value="yes"' in page and 'id="confirm-retire" value="Yes, retire 1 note"' in page
+    assert "delete-confirmation" in page  # the admin's red confirm button and its cancel link
+    note.refresh_from_db()
+    assert note.status == NoteStatus.ACTIVE
+    response = staff_client.post(
+        url, {"action": "retire", "_selected_action": [note.pk], "confirmed": "yes"}, follow=True
+    )
     assert "retired" in response.content.decode()
     note.refresh_from_db()
     assert note.status == NoteStatus.RETIRED
     # retiring twice is refused with a message, not an error page
-    response = staff_client.post(url, {"action": "retire", "_selected_action": [note.pk]}, follow=True)
+    response = staff_client.post(
+        url, {"action": "retire", "_selected_action": [note.pk], "confirmed": "yes"}, follow=True
+    )
     assert response.status_code == 200
     assert "only the active note can be retired; this one is retired" in response.content.decode()
 

@@ -299,18 +299,18 @@ class TestMarketDetail:
         assert polling[2]["drivers"] == [SCRIPT_DRIVER, "Debate performance"]
         assert [row["events"] for row in polling] == [
             [],
-            ["probability shift Fair probability shifted by 15.5%"],
+            ["probability shift Fair probability 62.5% → 78% (+15.5 pp)"],
             [
                 "direction change Direction changed from YES to NO",
-                "probability shift Fair probability shifted by 38.0%",
-                "confidence change Confidence changed by 35.0%",
+                "probability shift Fair probability 78% → 40% (−38 pp)",
+                "confidence change Confidence 85% → 50% (−35 pp)",
                 "reasoning evolution Key drivers have evolved significantly",
             ],
         ]
         micro = timeline_rows(by_agent[MICRO])
         assert [(row["time"], row["direction"], row["probability"], row["events"]) for row in micro] == [
             ("2026-06-01 10:00:00", "NEUTRAL", "50%", []),
-            ("2026-06-01 12:00:00", "NEUTRAL", "65%", ["probability shift Fair probability shifted by 15.0%"]),
+            ("2026-06-01 12:00:00", "NEUTRAL", "65%", ["probability shift Fair probability 50% → 65% (+15 pp)"]),
         ]
         assert "Someone else" not in content
 
@@ -326,7 +326,7 @@ class TestMarketDetail:
                 "p": 65.0,
                 "c": 60.0,
                 "direction": "NEUTRAL",
-                "events": [{"type": "probability_shift", "description": "Fair probability shifted by 15.0%"}],
+                "events": [{"type": "probability_shift", "description": "Fair probability 50% → 65% (+15 pp)"}],
             },
         ]
         assert [(p["t"], p["p"], p["c"], p["direction"]) for p in data[POLLING]] == [

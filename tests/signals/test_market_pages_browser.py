@@ -57,12 +57,12 @@ def test_it_draws_each_agents_chart_with_event_markers_and_filters_by_agent_in_p
     ys = [float(y) for y in re.findall(r"[ML][\d.]+ ([\d.]+)", d)]
     assert len(ys) == 3 and ys[1] < ys[0] < ys[2]
     markers = polling.locator("g.event-marker title")
-    sync_api.expect(markers.first).to_have_text("2026-06-01 11:00 UTC: Fair probability shifted by 15.5%")
+    sync_api.expect(markers.first).to_have_text("2026-06-01 11:00 UTC: Fair probability 62.5% → 78% (+15.5 pp)")
     sync_api.expect(polling.locator('g.event-marker[data-type="direction_change"] title')).to_have_text(
         "2026-06-01 14:00 UTC: Direction changed from YES to NO"
     )
     sync_api.expect(micro.locator("g.event-marker title")).to_have_text(
-        "2026-06-01 12:00 UTC: Fair probability shifted by 15.0%"
+        "2026-06-01 12:00 UTC: Fair probability 50% → 65% (+15 pp)"
     )
     sync_api.expect(polling.locator("pre.memory-text")).to_contain_text(f"• {SCRIPT_DRIVER}")
     sync_api.expect(polling.locator("table.timeline")).to_contain_text(SCRIPT_DRIVER)
