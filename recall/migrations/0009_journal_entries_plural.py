@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("recall", "0007_chunk_word_count"),
+        ("recall", "0008_owner_keyword_index"),
     ]
 
     operations = [
