@@ -27,7 +27,7 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Mod, RowNumber
+from django.db.models.functions import Coalesce, Mod, RowNumber
 from django.shortcuts import get_object_or_404
 
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
@@ -321,16 +321,46 @@ def trade_journal_choices(*, deployment: Deployment) -> TradeJournalChoices:
     return TradeJournalChoices(symbols=tuple(symbols), regime_tags=tuple(tags))
 
 
-def trade_journal_list(
-    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = "", searches_shown: int = 3
-) -> QuerySet[TradeHistory]:
-    """The deployment's trades, newest entry first; an empty filter value means "any".
+# The journal's sort keys (a column, "-" for descending) and their order; every order ends with the
+# default's tie-break (newest entry, symbol, id), so rows never swap between two reads of one page.
+JOURNAL_SORT_DEFAULT = "-entry"
+_JOURNAL_TIE_BREAK = (F("entry_tick_at").desc(), F("symbol").asc(), F("id").asc())
+JOURNAL_SORT_COLUMNS = ("symbol", "entry", "exit", "pnl", "held", "regime")
 
-    Each row carries `realized_pnl_pct` (of the entry size; null while open), `open_pnl_usd`
-    (at the last mark; null once closed), the prices without trailing zeros, and the entry tick's
-    recall searches ("why did you do this?"): `entry_searches` (the first `searches_shown`, read in
-    this one query — the column grows with every search of a tick) and `entry_search_count`.
-    """
+
+def _journal_sort_expression(column: str):
+    """The value a journal column sorts by: what the column shows (PnL: realized once closed, at the
+    last mark while open)."""
+    return {
+        "symbol": F("symbol"),
+        "entry": F("entry_tick_at"),
+        "exit": F("exit_tick_at"),
+        "pnl": Coalesce(F("realized_pnl_usd"), F("open_pnl_usd")),
+        "held": F("holding_minutes"),
+        "regime": F("entry_regime_tag"),
+    }[column]
+
+
+def journal_sort_key(value: str | None) -> str:
+    """A requested sort as a known key (`column` or `-column`); anything else is the default."""
+    if value and value.removeprefix("-") in JOURNAL_SORT_COLUMNS:
+        return value
+    return JOURNAL_SORT_DEFAULT
+
+
+def _journal_order(sort: str) -> tuple:
+    sort = journal_sort_key(sort)
+    expression = _journal_sort_expression(sort.removeprefix("-"))
+    # Nulls (open trades' exits and holding times, unclassified regimes) sort last either way.
+    first = expression.desc(nulls_last=True) if sort.startswith("-") else expression.asc(nulls_last=True)
+    return (first, *_JOURNAL_TIE_BREAK)
+
+
+def trade_journal_filtered(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> QuerySet[TradeHistory]:
+    """The deployment's trades that pass the journal's filters; an empty value means "any". The rows,
+    the summary cards, both charts and the CSV export all read through this one filter."""
     trades = TradeHistory.objects.filter(deployment=deployment)
     if status:
         trades = trades.filter(status=status)
@@ -340,6 +370,10 @@ def trade_journal_list(
         trades = trades.filter(entry_regime_tag__isnull=True)
     elif regime_tag:
         trades = trades.filter(entry_regime_tag=regime_tag)
+    return trades
+
+
+def _with_journal_columns(trades: QuerySet[TradeHistory]) -> QuerySet[TradeHistory]:
     unrealized = F("size_base") * (F("last_mark_price") - F("avg_entry_price"))
     return trades.annotate(
         realized_pnl_pct=ExpressionWrapper(
@@ -353,24 +387,74 @@ def trade_journal_list(
         ),
         entry_price_text=Func(F("entry_price"), function="trim_scale", output_field=DecimalField()),
         exit_price_text=Func(F("exit_price"), function="trim_scale", output_field=DecimalField()),
-        entry_searches=Func(
-            F("entry_snapshot__citations"),
-            template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {int(searches_shown) - 1}]')",
-            output_field=JSONField(),
-        ),
-        entry_search_count=Func(
-            F("entry_snapshot__citations"),
-            template="jsonb_path_query_first(%(expressions)s, '$.size()')",
-            output_field=JSONField(),
-        ),
-    ).order_by("-entry_tick_at", "symbol", "id")
+    )
 
 
-def trade_journal_summary(*, deployment: Deployment) -> TradeJournalSummary:
-    """The deployment's PnL summary over all its trades, in one aggregate query."""
+def trade_journal_list(
+    *,
+    deployment: Deployment,
+    status: str = "",
+    symbol: str = "",
+    regime_tag: str = "",
+    sort: str = JOURNAL_SORT_DEFAULT,
+    searches_shown: int = 3,
+) -> QuerySet[TradeHistory]:
+    """The deployment's filtered trades in `sort` order (journal_sort_key: an unknown key is the default,
+    newest entry first); an empty filter value means "any".
+
+    Each row carries `realized_pnl_pct` (of the entry size; null while open), `open_pnl_usd`
+    (at the last mark; null once closed), the prices without trailing zeros, and the entry tick's
+    recall searches ("why did you do this?"): `entry_searches` (the first `searches_shown`, read in
+    this one query — the column grows with every search of a tick) and `entry_search_count`.
+    """
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
+    return (
+        _with_journal_columns(trades)
+        .annotate(
+            entry_searches=Func(
+                F("entry_snapshot__citations"),
+                template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {int(searches_shown) - 1}]')",
+                output_field=JSONField(),
+            ),
+            entry_search_count=Func(
+                F("entry_snapshot__citations"),
+                template="jsonb_path_query_first(%(expressions)s, '$.size()')",
+                output_field=JSONField(),
+            ),
+        )
+        .order_by(*_journal_order(sort))
+    )
+
+
+def trade_export_ids(
+    *,
+    deployment: Deployment,
+    status: str = "",
+    symbol: str = "",
+    regime_tag: str = "",
+    sort: str = JOURNAL_SORT_DEFAULT,
+) -> list:
+    """The ids of the filtered trades in `sort` order: what a CSV export then reads in chunks."""
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
+    return list(_with_journal_columns(trades).order_by(*_journal_order(sort)).values_list("id", flat=True))
+
+
+def trade_export_rows(*, user, trade_ids: list) -> list[TradeHistory]:
+    """The trader's trades among `trade_ids`, in that order, with the journal's computed columns
+    (a trade gone since the ids were read is left out)."""
+    rows = _with_journal_columns(TradeHistory.objects.owned_by(user).filter(pk__in=trade_ids))
+    by_id = {row.pk: row for row in rows}
+    return [by_id[trade_id] for trade_id in trade_ids if trade_id in by_id]
+
+
+def trade_journal_summary(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> TradeJournalSummary:
+    """The PnL summary of the deployment's trades that pass the journal's filters, in one aggregate query."""
     closed = Q(status=TradeStatus.CLOSED)
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
     # Aliases differ from the column names: Django refuses an aggregate named like a field it reads.
-    totals = TradeHistory.objects.filter(deployment=deployment).aggregate(
+    totals = trades.aggregate(
         n_open=Count("id", filter=Q(status=TradeStatus.OPEN)),
         n_closed=Count("id", filter=closed),
         n_wins=Count("id", filter=closed & Q(realized_pnl_usd__gt=0)),
@@ -397,10 +481,13 @@ def trade_journal_summary(*, deployment: Deployment) -> TradeJournalSummary:
     )
 
 
-def trade_pnl_by_regime(*, deployment: Deployment) -> list[RegimePnl]:
-    """Realized PnL of closed trades per entry regime tag (null last), in one grouped query."""
+def trade_pnl_by_regime(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> list[RegimePnl]:
+    """Realized PnL of the filtered closed trades per entry regime tag (null last), in one grouped query."""
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
     rows = (
-        TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
+        trades.filter(status=TradeStatus.CLOSED)
         .values("entry_regime_tag")
         .annotate(trades=Count("id"), pnl=Sum("realized_pnl_usd"))
         .order_by(F("entry_regime_tag").asc(nulls_last=True))
@@ -409,9 +496,14 @@ def trade_pnl_by_regime(*, deployment: Deployment) -> list[RegimePnl]:
 
 
 def trade_cumulative_pnl(
-    *, deployment: Deployment, max_points: int = CUMULATIVE_PNL_MAX_POINTS
+    *,
+    deployment: Deployment,
+    status: str = "",
+    symbol: str = "",
+    regime_tag: str = "",
+    max_points: int = CUMULATIVE_PNL_MAX_POINTS,
 ) -> list[tuple[dt.datetime, Decimal]]:
-    """(exit_tick_at, cumulative realized PnL) of closed trades in exit order, at most `max_points`.
+    """(exit_tick_at, cumulative realized PnL) of the filtered closed trades in exit order, at most `max_points`.
 
     One query. The running sum is taken per exit time (trades that close on the same tick count
     together), then with n closes every ceil(n / (max_points - 1))-th close is kept, and always
@@ -421,7 +513,8 @@ def trade_cumulative_pnl(
     if max_points < 2:
         raise ValueError(f"max_points must be at least 2 (the first and the last close), got {max_points}")
     by_close = [F("exit_tick_at").asc(), F("id").asc()]
-    closes = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED).annotate(
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
+    closes = trades.filter(status=TradeStatus.CLOSED).annotate(
         cumulative_pnl=Window(Sum("realized_pnl_usd"), order_by=F("exit_tick_at").asc()),  # peers summed together
         position=Window(RowNumber(), order_by=by_close),
         total=Window(Count("id")),

@@ -1,11 +1,16 @@
 """Trader pages of the ledger. Pages read through selectors only."""
 
+import csv
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
 from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -14,6 +19,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
+from access import scope
+from access.middleware import without_transaction
 from ledger import selectors, services
 from ledger.models import TradeStatus
 from memorysite.pages import (
@@ -29,6 +36,9 @@ JOURNAL_PAGE_SIZE = 50
 # "Why did you do this?": the searches (and their citations) the agent made on a trade's entry tick.
 WHY_QUERIES_SHOWN = 3
 WHY_RESULTS_SHOWN = 5
+SORT_DEFAULT = selectors.JOURNAL_SORT_DEFAULT
+# The direction a column sorts in when first clicked: names A→Z, numbers and times largest/newest first.
+_SORT_FIRST_ASCENDING = {"symbol", "regime"}
 
 
 @trader_required
@@ -38,11 +48,12 @@ def home(request):
 
 
 class TradeFilterForm(forms.Form):
-    """The journal's filters; choices come from the deployment's own trades. Blank means "all"."""
+    """The journal's filters and sort; choices come from the deployment's own trades. Blank means "all"."""
 
     status = forms.ChoiceField(required=False, choices=[("", "all"), *TradeStatus.choices])
     symbol = forms.ChoiceField(required=False)
     regime = forms.ChoiceField(required=False)
+    sort = forms.CharField(required=False)
 
     def __init__(self, data, *, choices: selectors.TradeJournalChoices):
         super().__init__(data)
@@ -54,18 +65,50 @@ class TradeFilterForm(forms.Form):
         cast(forms.ChoiceField, self.fields["regime"]).choices = [("", "all regimes"), *((tag, tag) for tag in regimes)]
 
     def filters(self) -> dict[str, str]:
-        """The valid filter values; a value that is not a choice (a stale or edited URL) means "all"."""
+        """The valid filter values and sort key; a value that is not a choice (a stale or edited URL) means
+        "all", and an unknown sort key the default order."""
         self.is_valid()
-        return {name: self.cleaned_data.get(name, "") for name in self.fields}
+        values = {name: self.cleaned_data.get(name, "") for name in self.fields}
+        values["sort"] = selectors.journal_sort_key(values["sort"])
+        return values
+
+
+def _selector_filters(filters: dict[str, str]) -> dict[str, str]:
+    return {"status": filters["status"], "symbol": filters["symbol"], "regime_tag": filters["regime"]}
+
+
+def _journal_query(filters: dict[str, str], page: int = 1) -> str:
+    """The journal's canonical query: only the filters that are set, a sort other than the default, and
+    the page past the first."""
+    query: dict[str, str | int] = {
+        name: value for name, value in filters.items() if value and not (name == "sort" and value == SORT_DEFAULT)
+    }
+    if page > 1:
+        query["page"] = page
+    return urlencode(query)
 
 
 def _journal_url(deployment_id: int, filters: dict[str, str], page: int = 1) -> str:
-    """The journal's canonical URL: only the filters that are set, and the page past the first."""
-    query = {name: value for name, value in filters.items() if value}
-    if page > 1:
-        query["page"] = page
+    query = _journal_query(filters, page)
     url = reverse("deployment-trades", args=[deployment_id])
-    return f"{url}?{urlencode(query)}" if query else url
+    return f"{url}?{query}" if query else url
+
+
+def _sort_headers(deployment_id: int, filters: dict[str, str]) -> dict[str, dict]:
+    """Per sortable column: the URL that sorts by it (the current column flips direction; the filters
+    stay, the page goes back to the first) and its aria-sort."""
+    current = filters["sort"]
+    headers = {}
+    for column in selectors.JOURNAL_SORT_COLUMNS:
+        if current.removeprefix("-") == column:
+            descending = current.startswith("-")
+            next_sort = column if descending else f"-{column}"
+            state = "descending" if descending else "ascending"
+        else:
+            next_sort = column if column in _SORT_FIRST_ASCENDING else f"-{column}"
+            state = ""
+        headers[column] = {"url": _journal_url(deployment_id, {**filters, "sort": next_sort}), "aria_sort": state}
+    return headers
 
 
 def _why(searches, count) -> dict | None:
@@ -93,44 +136,164 @@ def _why(searches, count) -> dict | None:
 @trader_required
 @vary_on_headers("HX-Request")  # the same URL answers a partial to htmx and a page otherwise
 def deployment_trades(request, deployment_id: int):
+    """The journal. The filters drive everything below them (summary cards, both charts, the rows and the
+    CSV link), so htmx swaps all of it (_journal_results.html) when a filter or the sort changes."""
     deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
     services.materialize_if_behind(deployment)
     form = TradeFilterForm(request.GET, choices=selectors.trade_journal_choices(deployment=deployment))
     filters = form.filters()
+    narrowed = _selector_filters(filters)
     trades = selectors.trade_journal_list(
-        deployment=deployment,
-        status=filters["status"],
-        symbol=filters["symbol"],
-        regime_tag=filters["regime"],
-        searches_shown=WHY_QUERIES_SHOWN,
+        deployment=deployment, **narrowed, sort=filters["sort"], searches_shown=WHY_QUERIES_SHOWN
     )
     page = Paginator(trades, JOURNAL_PAGE_SIZE).get_page(request.GET.get("page"))
     for trade in page:
         trade.why = _why(trade.entry_searches, trade.entry_search_count)
+    by_regime = selectors.trade_pnl_by_regime(deployment=deployment, **narrowed)
+    cumulative = selectors.trade_cumulative_pnl(deployment=deployment, **narrowed)
+    export_query = _journal_query(filters)
+    export_url = reverse("deployment-trades-csv", args=[deployment.pk])
     context = {
         "deployment": deployment,
         "form": form,
         "filters": filters,
+        "filtered": any(filters[name] for name in ("status", "symbol", "regime")),
+        "sort_headers": _sort_headers(deployment.pk, filters),
         "page": page,
         "newer_url": _journal_url(deployment.pk, filters, page.previous_page_number()) if page.has_previous() else None,
         "older_url": _journal_url(deployment.pk, filters, page.next_page_number()) if page.has_next() else None,
+        "export_url": f"{export_url}?{export_query}" if export_query else export_url,
+        "summary": selectors.trade_journal_summary(deployment=deployment, **narrowed),
+        "chart_data": {
+            "cumulative": [[int(exit_at.timestamp() * 1000), float(pnl)] for exit_at, pnl in cumulative],
+            "by_regime": [
+                {
+                    "tag": row.regime_tag or selectors.UNCLASSIFIED,
+                    "trades": row.trades,
+                    "pnl": float(row.realized_pnl_usd),
+                }
+                for row in by_regime
+            ],
+        },
     }
     if wants_partial(request):
-        response = render(request, "ledger/_trade_rows.html", context)
+        response = render(request, "ledger/_journal_results.html", context)
         return push_url(response, _journal_url(deployment.pk, filters, page.number))
-
-    summary = selectors.trade_journal_summary(deployment=deployment)
-    by_regime = selectors.trade_pnl_by_regime(deployment=deployment)
-    cumulative = selectors.trade_cumulative_pnl(deployment=deployment)
-    context["summary"] = summary
-    context["chart_data"] = {
-        "cumulative": [[int(exit_at.timestamp() * 1000), float(pnl)] for exit_at, pnl in cumulative],
-        "by_regime": [
-            {"tag": row.regime_tag or selectors.UNCLASSIFIED, "trades": row.trades, "pnl": float(row.realized_pnl_usd)}
-            for row in by_regime
-        ],
-    }
     return render(request, "ledger/trades.html", context)
+
+
+# -- CSV export ------------------------------------------------------------------------------------
+
+EXPORT_CHUNK = 500  # trades read per short transaction while the CSV streams
+EXPORT_COLUMNS = (
+    "trade_id",
+    "symbol",
+    "side",
+    "status",
+    "entry_at_utc",
+    "entry_price",
+    "entry_size_usd",
+    "entry_leverage",
+    "exit_at_utc",
+    "exit_price",
+    "exit_price_carried",
+    "realized_pnl_usd",
+    "realized_pnl_pct",
+    "open_pnl_usd",
+    "fees_usd",
+    "holding_minutes",
+    "mfe_usd",
+    "mae_usd",
+    "regime_tag",
+    "skill_version",
+    "lessons_hash",
+    "entry_reason",
+    "exit_reason",
+)
+# A spreadsheet runs a cell starting with one of these as a formula: the agent writes the reasons.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class _Echo:
+    """csv.writer's file: hands each written line back instead of buffering it."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _plain(value: Decimal | None, places: int | None = None) -> str:
+    """A number as a spreadsheet reads it: no exponent, no separators, no trailing zeros ("" for none)."""
+    if value is None:
+        return ""
+    if places is not None:
+        value = value.quantize(Decimal(1).scaleb(-places))
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _utc(moment) -> str:
+    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z") if moment else ""
+
+
+def _text(value: str | None) -> str:
+    value = value or ""
+    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
+
+
+def _export_row(trade) -> list[str]:
+    return [
+        str(trade.pk),
+        _text(trade.symbol),
+        trade.side,
+        trade.status,
+        _utc(trade.entry_tick_at),
+        _plain(trade.entry_price),
+        _plain(trade.entry_size_usd),
+        _plain(trade.entry_leverage),
+        _utc(trade.exit_tick_at),
+        _plain(trade.exit_price),
+        ("true" if trade.exit_price_carried else "false") if trade.exit_tick_at else "",
+        _plain(trade.realized_pnl_usd),
+        _plain(trade.realized_pnl_pct, places=4),
+        _plain(trade.open_pnl_usd),
+        _plain(trade.fees_usd),
+        _plain(trade.holding_minutes),
+        _plain(trade.mfe_usd),
+        _plain(trade.mae_usd),
+        _text(trade.entry_regime_tag),
+        str(trade.skill_version),
+        trade.entry_lessons_hash or "",
+        _text(trade.entry_reason),
+        _text(trade.exit_reason),
+    ]
+
+
+def _export_lines(user, trade_ids: list) -> Iterator[str]:
+    """The CSV, a header then EXPORT_CHUNK trades at a time: each chunk is read in a short transaction of
+    its own, in the trader's scope, so no transaction stays open while a slow client reads the file."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(EXPORT_COLUMNS)
+    for start in range(0, len(trade_ids), EXPORT_CHUNK):
+        with scope.owner_scope(user):
+            rows = selectors.trade_export_rows(user=user, trade_ids=trade_ids[start : start + EXPORT_CHUNK])
+        yield "".join(writer.writerow(_export_row(trade)) for trade in rows)
+
+
+@without_transaction  # the answer streams after the view returns: it reads in transactions of its own
+@trader_required
+def deployment_trades_csv(request, deployment_id: int):
+    """The journal's filtered trades as CSV, in the journal's order: times in UTC (ISO 8601), money and
+    prices as plain decimals in USD, one header row."""
+    with scope.owner_scope(request.user):
+        deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+        services.materialize_if_behind(deployment)
+        form = TradeFilterForm(request.GET, choices=selectors.trade_journal_choices(deployment=deployment))
+        filters = form.filters()
+        narrowed = _selector_filters(filters)
+        trade_ids = selectors.trade_export_ids(deployment=deployment, **narrowed, sort=filters["sort"])
+    response = StreamingHttpResponse(_export_lines(request.user, trade_ids), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="deployment-{deployment.pk}-trades.csv"'
+    return response
 
 
 # -- runner tokens -------------------------------------------------------------------------------

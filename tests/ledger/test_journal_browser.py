@@ -1,0 +1,102 @@
+"""The journal that answers questions, in a real headless Chromium at a desktop and a phone width: the
+cards and charts follow the filters, the columns sort, the CSV link carries the filters. Screenshots
+of each step go to test-artifacts/journal-browser/ (git-ignored) and stay there after the run."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from playwright import sync_api
+
+from tests.factories import PASSWORD
+from tests.ledger.test_pages_browser import browser, console_errors, log_in, page  # noqa: F401 (fixtures)
+from tests.ledger.test_trades_page_browser import journal  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.slow
+
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "journal-browser"
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+def shoot(page, name: str) -> None:  # noqa: F811
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
+    print(f"screenshot: {path}")
+
+
+def assert_no_sideways_scroll(page) -> None:  # noqa: F811
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page scrolls sideways: {width} px wide"
+
+
+def query_of(page) -> dict[str, list[str]]:  # noqa: F811
+    return parse_qs(urlsplit(page.url).query)
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, console_errors, owner, journal, viewport):  # noqa: F811
+    page.set_viewport_size(VIEWPORTS[viewport])
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("deployment-trades", args=[journal.pk]))
+    rows = page.locator("#trades tbody tr")
+    sync_api.expect(rows).to_have_count(11)
+    sync_api.expect(page.locator("#stat-closed")).to_have_text("10")
+    sync_api.expect(page.locator("#chart-regime svg rect.bar")).to_have_count(4)
+    assert_no_sideways_scroll(page)
+    shoot(page, f"{viewport}-01-journal")
+
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.evaluate("window.notReloaded = true")
+    page.get_by_label("Symbol").select_option("ETH")
+    page.wait_for_url(re.compile(r"\?symbol=ETH$"))
+    sync_api.expect(rows).to_have_count(3)
+    # The cards and both charts now answer for the 3 ETH trades, not all of them.
+    sync_api.expect(page.locator("#stat-closed")).to_have_text("3")
+    sync_api.expect(page.locator("#stat-pnl")).to_have_text("2.00")  # −6, −6, +14
+    sync_api.expect(page.locator("#summary-scope")).to_contain_text("matching the filters")
+    sync_api.expect(page.locator("#chart-regime svg rect.bar")).to_have_count(3)
+    sync_api.expect(page.locator("#chart-cumulative svg path.line")).to_have_count(1)
+    assert page.evaluate("window.notReloaded") is True
+    assert_no_sideways_scroll(page)
+    shoot(page, f"{viewport}-02-filtered-eth")
+
+    # Sort by PnL: first click largest first, a second click flips it; the filter stays.
+    page.get_by_role("link", name=re.compile(r"^PnL \$ \(%\)")).click()
+    page.wait_for_url(re.compile(r"sort=-pnl"))
+    assert query_of(page) == {"symbol": ["ETH"], "sort": ["-pnl"]}
+    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("14.00")
+    sync_api.expect(page.locator('#trades th[aria-sort="descending"]')).to_contain_text("PnL")
+    page.get_by_role("link", name=re.compile(r"^PnL \$ \(%\)")).click()
+    page.wait_for_url(re.compile(r"sort=pnl"))
+    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("-6.00")
+    sync_api.expect(page.locator('#trades th[aria-sort="ascending"]')).to_contain_text("PnL")
+    shoot(page, f"{viewport}-03-sorted-by-pnl")
+
+    # Another filter keeps the sort.
+    page.get_by_label("Status").select_option("closed")
+    page.wait_for_url(re.compile(r"status=closed"))
+    assert query_of(page) == {"status": ["closed"], "symbol": ["ETH"], "sort": ["pnl"]}
+    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("-6.00")
+
+    # The CSV link carries the filters and the sort; the file has the same 3 trades in the same order.
+    href = page.locator("#export-csv").get_attribute("href")
+    assert parse_qs(urlsplit(href).query) == {"status": ["closed"], "symbol": ["ETH"], "sort": ["pnl"]}
+    answer = page.request.get(href)
+    assert answer.status == 200
+    assert answer.headers["content-type"] == "text/csv; charset=utf-8"
+    exported = list(csv.DictReader(io.StringIO(answer.text())))
+    assert [row["realized_pnl_usd"] for row in exported] == ["-6", "-6", "14"]
+    assert all(row["symbol"] == "ETH" for row in exported)
+
+    page.go_back()
+    page.wait_for_url(re.compile(r"sort=pnl$"))
+    sync_api.expect(rows).to_have_count(3)
+    assert console_errors == []
