@@ -526,3 +526,13 @@ def trade_cumulative_pnl(
         if not points or points[-1] != point:
             points.append(point)
     return points
+
+
+# -- trade detail ("why did you do this?") -------------------------------------------------------
+
+
+def trade_get(*, deployment: Deployment, trade_id) -> TradeHistory:
+    """One trade of the deployment with the snapshots of the ticks that opened and closed it, and the
+    journal's computed columns; another deployment's (or trader's) trade is a 404."""
+    trades = _with_journal_columns(TradeHistory.objects.filter(deployment=deployment))
+    return get_object_or_404(trades.select_related("entry_snapshot", "exit_snapshot"), pk=trade_id)

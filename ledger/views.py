@@ -2,6 +2,7 @@
 
 import csv
 import datetime as dt
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import cast
@@ -111,9 +112,9 @@ def _sort_headers(deployment_id: int, filters: dict[str, str]) -> dict[str, dict
     return headers
 
 
-def _why(searches, count) -> dict | None:
-    """The entry tick's searches as the journal shows them: at most WHY_QUERIES_SHOWN queries with their
-    first WHY_RESULTS_SHOWN citations each; entries not in the recorded shape are skipped."""
+def _why(searches, count, *, results_shown: int = WHY_RESULTS_SHOWN) -> dict | None:
+    """The entry tick's searches as the journal shows them: the queries given with their first
+    `results_shown` citations each; entries not in the recorded shape are skipped."""
     shown = []
     for search in searches if isinstance(searches, list) else []:
         if not isinstance(search, dict) or not isinstance(search.get("query"), str):
@@ -123,8 +124,8 @@ def _why(searches, count) -> dict | None:
         shown.append(
             {
                 "query": search["query"],
-                "results": citations[:WHY_RESULTS_SHOWN],
-                "more": max(0, len(citations) - WHY_RESULTS_SHOWN),
+                "results": citations[:results_shown],
+                "more": max(0, len(citations) - results_shown),
             }
         )
     if not shown:
@@ -163,6 +164,7 @@ def deployment_trades(request, deployment_id: int):
         "newer_url": _journal_url(deployment.pk, filters, page.previous_page_number()) if page.has_previous() else None,
         "older_url": _journal_url(deployment.pk, filters, page.next_page_number()) if page.has_next() else None,
         "export_url": f"{export_url}?{export_query}" if export_query else export_url,
+        "journal_here": _journal_url(deployment.pk, filters, page.number),  # a trade's detail links back here
         "summary": selectors.trade_journal_summary(deployment=deployment, **narrowed),
         "chart_data": {
             "cumulative": [[int(exit_at.timestamp() * 1000), float(pnl)] for exit_at, pnl in cumulative],
@@ -180,6 +182,86 @@ def deployment_trades(request, deployment_id: int):
         response = render(request, "ledger/_journal_results.html", context)
         return push_url(response, _journal_url(deployment.pk, filters, page.number))
     return render(request, "ledger/trades.html", context)
+
+
+# -- trade detail ("why did you do this?") ---------------------------------------------------------
+
+DETAIL_SEARCHES_SHOWN = 20
+DETAIL_RESULTS_SHOWN = 10
+
+
+def _tick_ops(snapshot, symbol: str) -> list[dict] | None:
+    """The ops a tick applied to `symbol`'s trades (what opened or closed this one, a flip's other half,
+    the mark-to-market update), each as {op, fields}; None when the tick is not materialized."""
+    if snapshot is None or not isinstance(snapshot.materialized_ops, list):
+        return None
+    shown = []
+    for op in snapshot.materialized_ops:
+        if isinstance(op, dict) and op.get("symbol") == symbol:
+            fields = {name: _plain_if_decimal(value) for name, value in op.items() if name not in {"op", "symbol"}}
+            shown.append({"op": op.get("op", "?"), "fields": fields})
+    return shown
+
+
+_DECIMAL_TEXT = re.compile(r"-?\d+\.\d+")
+
+
+def _plain_if_decimal(value):
+    """An op's decimal field (stored as text at full scale, "100.000000000000") as a person reads it ("100")."""
+    return _plain(Decimal(value)) if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value) else value
+
+
+def _bars_summary(snapshot, symbol: str) -> dict | None:
+    """The bars the entry tick carried for the trade's symbol: how many, first and last close, the change."""
+    bars = snapshot.bars.get(symbol) if snapshot is not None and isinstance(snapshot.bars, dict) else None
+    if not isinstance(bars, list) or not bars:
+        return None
+    closes = [bar.get("c") for bar in bars if isinstance(bar, dict)]
+    try:
+        first, last = Decimal(str(closes[0])), Decimal(str(closes[-1]))
+    except (IndexError, ArithmeticError, ValueError):
+        return {"count": len(bars)}
+    change = (last - first) * 100 / first if first else None
+    return {"count": len(bars), "first": _plain(first, places=8), "last": _plain(last, places=8), "change_pct": change}
+
+
+@trader_required
+def deployment_trade(request, deployment_id: int, trade_id):
+    """One trade: what the agent saw and proposed on the tick that opened it, the recall searches it made
+    (with their citations), and the ledger ops of the ticks that opened and closed it."""
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    services.materialize_if_behind(deployment)
+    trade = selectors.trade_get(deployment=deployment, trade_id=trade_id)
+    entry, exit_ = trade.entry_snapshot, trade.exit_snapshot
+    citations = entry.citations if entry is not None else None
+    why = _why(
+        citations[:DETAIL_SEARCHES_SHOWN] if isinstance(citations, list) else None,
+        len(citations) if isinstance(citations, list) else None,
+        results_shown=DETAIL_RESULTS_SHOWN,
+    )
+    context = {
+        "deployment": deployment,
+        "trade": trade,
+        "entry": entry,
+        "exit": exit_,
+        "entry_action": entry.proposed_action
+        if entry is not None and isinstance(entry.proposed_action, dict)
+        else None,
+        "entry_engine": entry.engine if entry is not None and isinstance(entry.engine, dict) else None,
+        "exit_action": exit_.proposed_action if exit_ is not None and isinstance(exit_.proposed_action, dict) else None,
+        "entry_ops": _tick_ops(entry, trade.symbol),
+        "exit_ops": _tick_ops(exit_, trade.symbol),
+        "bars": _bars_summary(entry, trade.symbol),
+        "why": why,
+        "journal_url": request.GET.get("back") if _is_journal_url(request.GET.get("back"), deployment.pk) else None,
+    }
+    return render(request, "ledger/trade.html", context)
+
+
+def _is_journal_url(url: str | None, deployment_id: int) -> bool:
+    """Whether `url` is this deployment's journal (a local path, any query): the detail's way back."""
+    journal = reverse("deployment-trades", args=[deployment_id])
+    return bool(url) and (url == journal or url.startswith(journal + "?"))
 
 
 # -- CSV export ------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+# ruff: noqa: F811 (fixtures imported from the other browser tests)
 """The journal that answers questions, in a real headless Chromium at a desktop and a phone width: the
 cards and charts follow the filters, the columns sort, the CSV link carries the filters. Screenshots
 of each step go to test-artifacts/journal-browser/ (git-ignored) and stay there after the run."""
@@ -25,24 +26,24 @@ ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "journal-browser"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
-def shoot(page, name: str) -> None:  # noqa: F811
+def shoot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True, caret="initial")  # hiding the caret leaves style="" on inputs
     print(f"screenshot: {path}")
 
 
-def assert_no_sideways_scroll(page) -> None:  # noqa: F811
+def assert_no_sideways_scroll(page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"], f"the page scrolls sideways: {width} px wide"
 
 
-def query_of(page) -> dict[str, list[str]]:  # noqa: F811
+def query_of(page) -> dict[str, list[str]]:
     return parse_qs(urlsplit(page.url).query)
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
-def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, console_errors, owner, journal, viewport):  # noqa: F811
+def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, console_errors, owner, journal, viewport):
     page.set_viewport_size(VIEWPORTS[viewport])
     log_in(page, owner.username, PASSWORD)
     page.goto(reverse("deployment-trades", args=[journal.pk]))
@@ -99,4 +100,29 @@ def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, conso
     page.go_back()
     page.wait_for_url(re.compile(r"sort=pnl$"))
     sync_api.expect(rows).to_have_count(3)
+    assert console_errors == []
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_trades_detail_says_why_and_leads_back_to_the_same_journal_view(
+    page, console_errors, owner, journal, viewport
+):
+    page.set_viewport_size(VIEWPORTS[viewport])
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("deployment-trades", args=[journal.pk]) + "?symbol=BTC&sort=-pnl")
+    sync_api.expect(page.locator("#trades tbody tr")).to_have_count(5)  # 4 closed + 1 open
+    page.locator("#trades tbody tr").first.get_by_role("link", name=re.compile(r"^Details of the BTC")).click()
+    page.wait_for_url(re.compile(r"/trades/[0-9a-f-]{36}/"))
+    sync_api.expect(page.get_by_role("heading", name=re.compile(r"^BTC"))).to_be_visible()
+    sync_api.expect(page.locator("#trade-pnl")).to_have_text("24.00")  # long 2 @ 110 → 118, the best BTC trade
+    sync_api.expect(page.locator("#entry-reason")).to_have_text("breakout")
+    sync_api.expect(page.locator("#entry-ops")).to_contain_text("open_trade")
+    sync_api.expect(page.locator("#exit-ops")).to_contain_text("close_trade")
+    sync_api.expect(page.locator("#exit-reason")).to_have_text("take profit")
+    assert_no_sideways_scroll(page)
+    shoot(page, f"{viewport}-04-trade-detail")
+
+    page.locator("#back-to-journal").click()
+    page.wait_for_url(re.compile(r"\?symbol=BTC&sort=-pnl$"))
+    sync_api.expect(page.locator("#trades tbody tr")).to_have_count(5)
     assert console_errors == []
