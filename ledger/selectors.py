@@ -6,8 +6,9 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import overload
+from typing import cast, overload
 
+from django.db import connection
 from django.db.models import (
     Avg,
     Case,
@@ -30,11 +31,14 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Mod, RowNumber
 from django.shortcuts import get_object_or_404
 
+from ledger import liveness
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
+from ledger.liveness import Liveness
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.models import (
     DecisionSnapshot,
     Deployment,
+    DeploymentStatus,
     RunnerToken,
     Skill,
     SkillVersion,
@@ -522,7 +526,8 @@ def trade_cumulative_pnl(
     step = (F("total") + Value(max_points - 2)) / Value(max_points - 1)  # integer division: a ceiling
     kept = closes.annotate(offset=Mod(F("position") - Value(1), step)).filter(Q(offset=0) | Q(position=F("total")))
     points: list[tuple[dt.datetime, Decimal]] = []
-    for point in kept.order_by("exit_tick_at", "id").values_list("exit_tick_at", "cumulative_pnl"):
+    for exit_at, cumulative in kept.order_by("exit_tick_at", "id").values_list("exit_tick_at", "cumulative_pnl"):
+        point = (cast(dt.datetime, exit_at), cumulative)  # a closed trade always has its exit time
         if not points or points[-1] != point:
             points.append(point)
     return points
@@ -536,3 +541,71 @@ def trade_get(*, deployment: Deployment, trade_id) -> TradeHistory:
     journal's computed columns; another deployment's (or trader's) trade is a 404."""
     trades = _with_journal_columns(TradeHistory.objects.filter(deployment=deployment))
     return get_object_or_404(trades.select_related("entry_snapshot", "exit_snapshot"), pk=trade_id)
+
+
+# -- home page: each deployment's runner and today ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeploymentHealth:
+    liveness: Liveness
+    last_tick_at: dt.datetime | None  # the runner's time of its latest tick
+    equity_usd: Decimal | None  # at that tick
+    today_pnl_usd: Decimal | None  # realized by trades that closed today (UTC); None: none closed today
+    today_closed: int
+    drawdown_pct: Decimal | None  # equity below today's peak tick equity; None: no tick today
+
+
+_LATEST_TICKS_SQL = """
+SELECT d.id, s.tick_at, s.created_at, s.equity_usd
+FROM deployments d
+CROSS JOIN LATERAL (
+    SELECT tick_at, created_at, equity_usd FROM decision_snapshots
+    WHERE deployment_id = d.id ORDER BY tick_at DESC LIMIT %s
+) s
+WHERE d.owner_id = %s AND d.id = ANY(%s::bigint[])
+"""
+
+
+def deployment_health(*, user, deployments: list[Deployment], now: dt.datetime) -> dict[int, DeploymentHealth]:
+    """Per deployment: whether its runner looks alive (ledger.liveness), its latest tick, and today's (UTC)
+    realized PnL and drawdown, in three queries whatever the number of deployments or ticks (each reads
+    the newest ticks through the (deployment, tick_at) unique index)."""
+    ids = [deployment.pk for deployment in deployments]
+    if not ids:
+        return {}
+    latest: dict[int, list[tuple[dt.datetime, dt.datetime, Decimal]]] = {pk: [] for pk in ids}
+    with connection.cursor() as cursor:
+        cursor.execute(_LATEST_TICKS_SQL, [liveness.SAMPLE, user.pk, ids])
+        for deployment_id, tick_at, created_at, equity in cursor.fetchall():
+            latest[deployment_id].append((tick_at, created_at, equity))
+    day_start = now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    today_rows = TradeDailyPnl.objects.owned_by(user).filter(deployment_id__in=ids, day=day_start.date())
+    realized = {pk: (pnl, n) for pk, pnl, n in today_rows.values_list("deployment_id", "realized_pnl_usd", "n_closed")}
+    peaks = dict(
+        DecisionSnapshot.objects.owned_by(user)
+        .filter(deployment_id__in=ids, tick_at__gte=day_start)
+        .values("deployment_id")
+        .annotate(peak=Max("equity_usd"))
+        .values_list("deployment_id", "peak")
+    )
+    health = {}
+    for deployment in deployments:
+        ticks = latest[deployment.pk]
+        newest = max(ticks, key=lambda tick: tick[0]) if ticks else None
+        today = newest is not None and newest[0] >= day_start
+        health[deployment.pk] = DeploymentHealth(
+            liveness=liveness.runner_liveness(
+                received_at=[created_at for _, created_at, _ in ticks],
+                running=deployment.status == DeploymentStatus.RUNNING,
+                now=now,
+            ),
+            last_tick_at=newest[0] if newest else None,
+            equity_usd=newest[2] if newest else None,
+            today_pnl_usd=realized[deployment.pk][0] if deployment.pk in realized else None,
+            today_closed=realized[deployment.pk][1] if deployment.pk in realized else 0,
+            drawdown_pct=liveness.drawdown_pct(peak_equity_usd=peaks.get(deployment.pk), equity_usd=newest[2])
+            if today and newest
+            else None,
+        )
+    return health

@@ -22,7 +22,7 @@ from django_htmx.http import push_url
 
 from access import scope
 from access.middleware import without_transaction
-from ledger import selectors, services
+from ledger import liveness, selectors, services
 from ledger.models import TradeStatus
 from memorysite.pages import (
     bad_request,
@@ -44,8 +44,56 @@ _SORT_FIRST_ASCENDING = {"symbol", "regime"}
 
 @trader_required
 def home(request):
-    deployments = selectors.deployment_list(user=request.user)
-    return render(request, "ledger/home.html", {"deployments": deployments})
+    """The trader's deployments, each with its runner's state (ledger.liveness) and today's (UTC) PnL."""
+    deployments = list(selectors.deployment_list(user=request.user))
+    for deployment in deployments:
+        services.materialize_if_behind(deployment)  # today's PnL reads the ledger: catch up as the journal does
+    health = selectors.deployment_health(user=request.user, deployments=deployments, now=timezone.now())
+    for deployment in deployments:
+        deployment.health = health[deployment.pk]
+        deployment.runner = _runner_text(deployment.health.liveness)
+    context = {
+        "deployments": deployments,
+        "stale_after_intervals": liveness.STALE_AFTER_INTERVALS,
+        "sample": liveness.SAMPLE,
+        "min_grace": duration_text(liveness.MIN_GRACE),
+        "lone_tick_grace": duration_text(liveness.LONE_TICK_GRACE),
+    }
+    return render(request, "ledger/home.html", context)
+
+
+def duration_text(span: dt.timedelta) -> str:
+    """A duration as a person says it, to the largest two units: "45 s", "4 min", "2 h 5 min", "3 d 4 h"."""
+    seconds = int(span.total_seconds())
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, hours, days = seconds // 60 % 60, seconds // 3600 % 24, seconds // 86400
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{minutes} min"
+
+
+def _runner_text(state: liveness.Liveness) -> dict[str, str]:
+    """The runner cell: a label, a short line under it, and the reason in a sentence (its title)."""
+    if state.state == "no_ticks":
+        return {"label": "no ticks yet", "short": "", "why": "The runner has not posted a tick."}
+    if state.silent_for is None:
+        return {"label": "stopped", "short": "", "why": "The deployment is stopped."}
+    ago = duration_text(state.silent_for)
+    usual = duration_text(state.usual_interval) if state.usual_interval is not None else None
+    every = f"every {usual}" if usual else "1 tick so far"
+    if state.state == "stopped":
+        return {"label": "stopped", "short": f"{ago} ago", "why": f"The deployment is stopped; last tick {ago} ago."}
+    if state.state == "alive":
+        why = f"Last tick received {ago} ago; " + (f"usually every {usual}." if usual else "one tick so far.")
+        return {"label": "alive", "short": f"{ago} ago · {every}", "why": why}
+    stale = duration_text(state.stale_after) if state.stale_after is not None else ""
+    times = liveness.STALE_AFTER_INTERVALS
+    because = f" ({times} × its usual {usual})." if usual else " after a first tick."
+    why = f"No tick for {ago}, more than {stale}{because}"
+    return {"label": "quiet", "short": f"silent {ago} · {every}", "why": why}
 
 
 class TradeFilterForm(forms.Form):

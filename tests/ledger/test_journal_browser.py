@@ -6,6 +6,7 @@ of each step go to test-artifacts/journal-browser/ (git-ignored) and stay there 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import re
 from pathlib import Path
@@ -125,4 +126,32 @@ def test_a_trades_detail_says_why_and_leads_back_to_the_same_journal_view(
     page.locator("#back-to-journal").click()
     page.wait_for_url(re.compile(r"\?symbol=BTC&sort=-pnl$"))
     sync_api.expect(page.locator("#trades tbody tr")).to_have_count(5)
+    assert console_errors == []
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_the_home_page_shows_each_runners_state_and_today(page, console_errors, owner, owner_api, viewport):
+    from django.utils import timezone
+
+    from tests.factories import DeploymentFactory
+    from tests.ledger.test_home_status import post_tick, today_moments
+
+    live = DeploymentFactory(skill_version__skill__owner=owner, skill_version__skill__name="Live scalper")
+    DeploymentFactory(skill_version__skill__owner=owner, skill_version__skill__name="Never started")
+    t1, t2, t3 = today_moments(3)
+    post_tick(owner_api, live, t1, 10_000, [{"symbol": "BTC", "side": "long", "size": 1, "mark_price": 100}])
+    post_tick(owner_api, live, t2, 10_400, [], marks={"BTC": 104})
+    post_tick(owner_api, live, t3, 10_296, [])
+    page.set_viewport_size(VIEWPORTS[viewport])
+    log_in(page, owner.username, PASSWORD)
+    row = page.locator(f"#deployment-{live.pk}")
+    sync_api.expect(row.locator('[data-col="runner"] .tag')).to_have_text("alive")
+    sync_api.expect(row.locator('[data-col="today-pnl"]')).to_contain_text("4.00")
+    sync_api.expect(row.locator('[data-col="drawdown"]')).to_have_text("1.00%")  # 10,296 below 10,400
+    sync_api.expect(row.locator('[data-col="last-tick"]')).to_have_text(t3.strftime("%Y-%m-%d %H:%M"))
+    sync_api.expect(page.locator("#deployments")).to_contain_text("no ticks yet")
+    sync_api.expect(page.locator("#runner-rule")).to_contain_text("within 3× its usual interval")
+    assert timezone.now() - t3 < dt.timedelta(days=1)
+    assert_no_sideways_scroll(page)
+    shoot(page, f"{viewport}-05-home")
     assert console_errors == []
