@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from access.scope import transaction_unless_open
 from chatmemory import selectors, services
+from chatmemory.facts import FactLine
 from chatmemory.prompt import ChatSystemSegments, compose_chat_system
 from chatmemory.tool_errors import ToolInputError, ToolNotFound
 from chatmemory.tools import call_tool, tool_definitions
@@ -26,14 +27,23 @@ from chatmemory.tools import call_tool, tool_definitions
 class ChatSystem:
     segments: ChatSystemSegments
     fact_ids: tuple  # the facts injected, in order
+    fact_lines: tuple[FactLine, ...] = ()  # the same facts as the prompt states them
 
 
 def chat_system(*, user, mode: str, focus: tuple[str, ...] = ()):
     """The chat system prompt for `user` (a read: previews change nothing; a chat turn that answers
     bumps last_referenced_at of exactly the injected facts, `fact_ids`)."""
     facts = selectors.facts_for_prompt(user=user)
-    segments = compose_chat_system(facts=selectors.fact_lines(facts), mode=mode, focus=focus)
-    return ChatSystem(segments=segments, fact_ids=tuple(fact.pk for fact in facts))
+    lines = selectors.fact_lines(facts)
+    segments = compose_chat_system(facts=lines, mode=mode, focus=focus)
+    return ChatSystem(segments=segments, fact_ids=tuple(fact.pk for fact in facts), fact_lines=tuple(lines))
+
+
+def chat_available() -> bool:
+    """Whether a chat turn can run here: the chat has no offline engine, it needs ANTHROPIC_API_KEY."""
+    from django.conf import settings
+
+    return bool(settings.ANTHROPIC_API_KEY)
 
 
 # -- the tool-use loop ------------------------------------------------------------------------------
@@ -42,6 +52,9 @@ MAX_TOOL_ROUNDS = 8  # model calls per chat turn; the last one may not call tool
 MAX_OUTPUT_TOKENS = 2048
 TIMEOUT_S = 60.0
 MAX_RETRIES = 2
+
+
+CHAT_UNAVAILABLE = "chat needs a model: set ANTHROPIC_API_KEY (and optionally CHAT_MODEL)"
 
 
 class ChatUnavailable(Exception):
@@ -71,14 +84,15 @@ class ChatReply:
     system: ChatSystemSegments
     cache_read_input_tokens: int = 0  # read from Anthropic's prompt cache (billed at 0.1x input)
     cache_creation_input_tokens: int = 0  # written to it (billed at 1.25x input, 5-minute entries)
+    facts: tuple[FactLine, ...] = ()  # the facts injected into this turn's system prompt, in order
 
 
 def anthropic_client(http_client=None):
     import anthropic
     from django.conf import settings
 
-    if not settings.ANTHROPIC_API_KEY:
-        raise ChatUnavailable("chat needs a model: set ANTHROPIC_API_KEY (and optionally CHAT_MODEL)")
+    if not chat_available():
+        raise ChatUnavailable(CHAT_UNAVAILABLE)
     return anthropic.Anthropic(
         api_key=settings.ANTHROPIC_API_KEY, max_retries=MAX_RETRIES, timeout=TIMEOUT_S, http_client=http_client
     )
@@ -128,6 +142,7 @@ def chat_turn(*, user, messages: list[dict], mode: str, focus: tuple[str, ...] =
                 system.segments,
                 cache_read_input_tokens=cache_read,
                 cache_creation_input_tokens=cache_creation,
+                facts=system.fact_lines,
             )
         conversation.append(
             {"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in response.content]}

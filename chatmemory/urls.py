@@ -17,6 +17,8 @@ api_urlpatterns = [
 page_urlpatterns = [
     path("profile/facts/", views.profile_facts, name="profile-facts"),
     path("profile/chat-preview/", views.chat_preview, name="chat-preview"),
+    path("profile/chat/", views.coach_chat, name="coach-chat"),  # without a request transaction (views.py)
+    path("profile/chat/new/", views.coach_chat_clear, name="coach-chat-clear"),
     # The facts page's writes (POST) and its row fragments.
     path("profile/facts/add/", views.profile_fact_add, name="profile-fact-add"),
     path("profile/facts/<uuid:fact_id>/", views.profile_fact, name="profile-fact"),

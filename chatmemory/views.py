@@ -1,6 +1,6 @@
-"""HTMX pages of chat memory: /profile/facts/ (review, edit and delete what the coach knows) and
-/profile/chat-preview/ (the chat system prompt as a turn would send it). Pages read through selectors
-and write through services only.
+"""HTMX pages of chat memory: /profile/facts/ (review, edit and delete what the coach knows),
+/profile/chat-preview/ (the chat system prompt as a turn would send it) and /profile/chat/ (talk to the
+coach). Pages read through selectors and write through services only.
 
 Every write is a POST. Answered to htmx, a write re-renders the facts body for the view the trader is
 looking at (the filters of the page's current URL); a form with errors answers only itself (the add
@@ -11,19 +11,24 @@ the page (303) and a form with errors is rendered as a page.
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import dataclass
 from typing import cast
 from urllib.parse import urlencode, urlsplit
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url, replace_url, reswap, retarget
 
+from access import scope
+from access.middleware import without_transaction
 from chatmemory import chat, selectors, services
 from chatmemory.facts import FACT_MAX_CHARS, FACT_MIN_CHARS, FACTS_IN_PROMPT, FactError, clean_fact
 from chatmemory.models import ArchivedReason, FactConfidence, FactSource
@@ -357,3 +362,154 @@ def chat_preview(request):
     if wants_partial(request):
         return push_url(render(request, "chatmemory/_chat_preview_body.html", context), _preview_url(mode))
     return render(request, "chatmemory/chat_preview.html", context)
+
+
+# -- /profile/chat/: the coach -----------------------------------------------------------------------------------
+#
+# The conversation lives in the trader's session (the chat API is stateless: each turn sends the whole
+# conversation). A turn waits on the model for seconds to minutes, so the page runs without a request
+# transaction (access.middleware.without_transaction): its own reads are short transactions in the trader's
+# scope, and chat.chat_turn opens its own around each read and tool call, never one across a model call.
+
+CHAT_SESSION_KEY = "coach_chat"
+CHAT_KEPT_MESSAGES = 40  # the oldest messages leave the conversation (and the session) past this
+CHAT_MESSAGE_MAX = 20_000  # as the API's ChatMessage.content
+TOOL_INPUT_CHARS = 160
+TOOL_RESULT_CHARS = 600
+MODE_HELP = {
+    "coach": "Reviews how your agents trade: it fetches your trades, lessons and event exposure before answering.",
+    "authoring": "Helps you write a skill: entries, exits, sizing and avoid rules, without rewriting it unasked.",
+    "ops": "A brief status of your running deployments: what runs, what changed, what needs you.",
+}
+MESSAGE_BLANK = "Write a message for the coach."
+CHAT_FAILED = "The coach could not answer: the model could not be reached ({detail}). Your message is kept; try again."
+
+
+class ChatForm(forms.Form):
+    message = forms.CharField(
+        max_length=CHAT_MESSAGE_MAX,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={
+            "required": MESSAGE_BLANK,
+            "max_length": f"At most {CHAT_MESSAGE_MAX:,} characters (this one has %(show_value)d).",
+        },
+    )
+    mode = forms.ChoiceField(
+        choices=[(mode, mode) for mode in MODES],
+        initial=DEFAULT_MODE,
+        error_messages={"invalid_choice": f"Pick one of the modes: {', '.join(MODES)}."},
+    )
+
+
+def _compact_json(value, limit: int) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _tool_call_entry(call: chat.ToolCall) -> dict:
+    """A tool call as the conversation keeps it: name, input and result cut short, or the error."""
+    return {
+        "name": call.name,
+        "input": _compact_json(call.input, TOOL_INPUT_CHARS),
+        "error": call.error,
+        "result": _compact_json(call.result, TOOL_RESULT_CHARS) if call.error is None else None,
+    }
+
+
+def _conversation(request) -> list[dict]:
+    entries = request.session.get(CHAT_SESSION_KEY)
+    return entries if isinstance(entries, list) else []
+
+
+def _api_messages(conversation: list[dict], message: str) -> list[dict]:
+    """The conversation as the Messages API takes it: the text of each turn (tool rounds are inside a turn)."""
+    messages = [
+        {"role": entry["role"], "content": entry["content"]}
+        for entry in conversation
+        if entry.get("role") in {"user", "assistant"} and entry.get("content")
+    ]
+    return [*messages, {"role": "user", "content": message}]
+
+
+def _chat_context(request, *, form: ChatForm, conversation: list[dict], error: str = "") -> dict:
+    last_answer = next((entry for entry in reversed(conversation) if entry.get("role") == "assistant"), None)
+    chosen_mode = form["mode"].value() if form["mode"].value() in MODES else DEFAULT_MODE  # a bad one: the default
+    with transaction.atomic():  # a short read in the trader's scope (the page has no request transaction)
+        upcoming = chat.chat_system(user=request.user, mode=chosen_mode)
+    return {
+        "form": form,
+        "modes": [{"value": mode, "help": MODE_HELP[mode]} for mode in MODES],
+        "chosen_mode": chosen_mode,
+        "conversation": conversation,
+        "last_answer": last_answer,
+        "upcoming_facts": upcoming.fact_lines,
+        "facts_in_prompt": FACTS_IN_PROMPT,
+        "kept": CHAT_KEPT_MESSAGES,
+        "available": chat.chat_available(),
+        "unavailable": chat.CHAT_UNAVAILABLE,
+        "error": error,
+        "page_url": reverse("coach-chat"),
+    }
+
+
+def _render_chat(request, context: dict, *, status: int = 200):
+    """The page, or to htmx its body; the callers answer htmx 200 even for an error, shown in the body
+    (as the facts page does: the browser logs no failed request, the message is next to the field)."""
+    template = "chatmemory/_coach_body.html" if wants_partial(request) else "chatmemory/coach.html"
+    return render(request, template, context, status=status)
+
+
+@without_transaction  # a turn waits on the model: no transaction may stay open meanwhile
+@trader_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def coach_chat(request):
+    """The coach: the conversation with its tool calls, the facts each answer was given, a message box."""
+    with scope.bound(scope.owner_scope_of(request.user)):
+        conversation = _conversation(request)
+        if request.method == "GET":
+            return _render_chat(request, _chat_context(request, form=ChatForm(), conversation=conversation))
+        form = ChatForm(request.POST)
+        if not form.is_valid():
+            context = _chat_context(request, form=form, conversation=conversation)
+            return _render_chat(request, context, status=200 if wants_partial(request) else 400)
+        if not chat.chat_available():
+            context = _chat_context(request, form=form, conversation=conversation)
+            return _render_chat(request, context, status=200 if wants_partial(request) else 503)
+        message, mode = form.cleaned_data["message"], form.cleaned_data["mode"]
+        try:
+            turn = chat.chat_turn(user=request.user, messages=_api_messages(conversation, message), mode=mode)
+        except chat.ChatUnavailable:
+            context = _chat_context(request, form=form, conversation=conversation)
+            return _render_chat(request, context, status=200 if wants_partial(request) else 503)
+        except chat.ChatFailed as exc:
+            context = _chat_context(request, form=form, conversation=conversation, error=CHAT_FAILED.format(detail=exc))
+            return _render_chat(request, context, status=200 if wants_partial(request) else 502)
+        conversation = [
+            *conversation,
+            {"role": "user", "content": message, "mode": mode},
+            {
+                "role": "assistant",
+                "content": turn.reply,
+                "mode": mode,
+                "tool_calls": [_tool_call_entry(call) for call in turn.tool_calls],
+                "facts": [
+                    {"ref": line.ref, "fact": line.fact, "topic": line.topic, "inferred": line.inferred}
+                    for line in turn.facts
+                ],
+                "model": turn.model,
+            },
+        ][-CHAT_KEPT_MESSAGES:]
+        request.session[CHAT_SESSION_KEY] = conversation
+        if not wants_partial(request):
+            return redirect("coach-chat")
+        fresh = ChatForm(initial={"mode": mode})
+        return _render_chat(request, _chat_context(request, form=fresh, conversation=conversation))
+
+
+@trader_required
+@require_POST
+def coach_chat_clear(request):
+    """Start a new conversation: the one in the session is dropped (nothing else changes)."""
+    request.session.pop(CHAT_SESSION_KEY, None)
+    return redirect("coach-chat")

@@ -6,8 +6,9 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import overload
+from typing import cast, overload
 
+from django.db import connection
 from django.db.models import (
     Avg,
     Case,
@@ -27,14 +28,17 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Mod, RowNumber
+from django.db.models.functions import Coalesce, Mod, RowNumber
 from django.shortcuts import get_object_or_404
 
+from ledger import liveness
 from ledger.domain import ClosedTrade, OpenTrade, Tick, tick_from_payload
+from ledger.liveness import Liveness
 from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.models import (
     DecisionSnapshot,
     Deployment,
+    DeploymentStatus,
     RunnerToken,
     Skill,
     SkillVersion,
@@ -321,16 +325,46 @@ def trade_journal_choices(*, deployment: Deployment) -> TradeJournalChoices:
     return TradeJournalChoices(symbols=tuple(symbols), regime_tags=tuple(tags))
 
 
-def trade_journal_list(
-    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = "", searches_shown: int = 3
-) -> QuerySet[TradeHistory]:
-    """The deployment's trades, newest entry first; an empty filter value means "any".
+# The journal's sort keys (a column, "-" for descending) and their order; every order ends with the
+# default's tie-break (newest entry, symbol, id), so rows never swap between two reads of one page.
+JOURNAL_SORT_DEFAULT = "-entry"
+_JOURNAL_TIE_BREAK = (F("entry_tick_at").desc(), F("symbol").asc(), F("id").asc())
+JOURNAL_SORT_COLUMNS = ("symbol", "entry", "exit", "pnl", "held", "regime")
 
-    Each row carries `realized_pnl_pct` (of the entry size; null while open), `open_pnl_usd`
-    (at the last mark; null once closed), the prices without trailing zeros, and the entry tick's
-    recall searches ("why did you do this?"): `entry_searches` (the first `searches_shown`, read in
-    this one query — the column grows with every search of a tick) and `entry_search_count`.
-    """
+
+def _journal_sort_expression(column: str):
+    """The value a journal column sorts by: what the column shows (PnL: realized once closed, at the
+    last mark while open)."""
+    return {
+        "symbol": F("symbol"),
+        "entry": F("entry_tick_at"),
+        "exit": F("exit_tick_at"),
+        "pnl": Coalesce(F("realized_pnl_usd"), F("open_pnl_usd")),
+        "held": F("holding_minutes"),
+        "regime": F("entry_regime_tag"),
+    }[column]
+
+
+def journal_sort_key(value: str | None) -> str:
+    """A requested sort as a known key (`column` or `-column`); anything else is the default."""
+    if value and value.removeprefix("-") in JOURNAL_SORT_COLUMNS:
+        return value
+    return JOURNAL_SORT_DEFAULT
+
+
+def _journal_order(sort: str) -> tuple:
+    sort = journal_sort_key(sort)
+    expression = _journal_sort_expression(sort.removeprefix("-"))
+    # Nulls (open trades' exits and holding times, unclassified regimes) sort last either way.
+    first = expression.desc(nulls_last=True) if sort.startswith("-") else expression.asc(nulls_last=True)
+    return (first, *_JOURNAL_TIE_BREAK)
+
+
+def trade_journal_filtered(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> QuerySet[TradeHistory]:
+    """The deployment's trades that pass the journal's filters; an empty value means "any". The rows,
+    the summary cards, both charts and the CSV export all read through this one filter."""
     trades = TradeHistory.objects.filter(deployment=deployment)
     if status:
         trades = trades.filter(status=status)
@@ -340,6 +374,10 @@ def trade_journal_list(
         trades = trades.filter(entry_regime_tag__isnull=True)
     elif regime_tag:
         trades = trades.filter(entry_regime_tag=regime_tag)
+    return trades
+
+
+def _with_journal_columns(trades: QuerySet[TradeHistory]) -> QuerySet[TradeHistory]:
     unrealized = F("size_base") * (F("last_mark_price") - F("avg_entry_price"))
     return trades.annotate(
         realized_pnl_pct=ExpressionWrapper(
@@ -353,24 +391,74 @@ def trade_journal_list(
         ),
         entry_price_text=Func(F("entry_price"), function="trim_scale", output_field=DecimalField()),
         exit_price_text=Func(F("exit_price"), function="trim_scale", output_field=DecimalField()),
-        entry_searches=Func(
-            F("entry_snapshot__citations"),
-            template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {int(searches_shown) - 1}]')",
-            output_field=JSONField(),
-        ),
-        entry_search_count=Func(
-            F("entry_snapshot__citations"),
-            template="jsonb_path_query_first(%(expressions)s, '$.size()')",
-            output_field=JSONField(),
-        ),
-    ).order_by("-entry_tick_at", "symbol", "id")
+    )
 
 
-def trade_journal_summary(*, deployment: Deployment) -> TradeJournalSummary:
-    """The deployment's PnL summary over all its trades, in one aggregate query."""
+def trade_journal_list(
+    *,
+    deployment: Deployment,
+    status: str = "",
+    symbol: str = "",
+    regime_tag: str = "",
+    sort: str = JOURNAL_SORT_DEFAULT,
+    searches_shown: int = 3,
+) -> QuerySet[TradeHistory]:
+    """The deployment's filtered trades in `sort` order (journal_sort_key: an unknown key is the default,
+    newest entry first); an empty filter value means "any".
+
+    Each row carries `realized_pnl_pct` (of the entry size; null while open), `open_pnl_usd`
+    (at the last mark; null once closed), the prices without trailing zeros, and the entry tick's
+    recall searches ("why did you do this?"): `entry_searches` (the first `searches_shown`, read in
+    this one query — the column grows with every search of a tick) and `entry_search_count`.
+    """
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
+    return (
+        _with_journal_columns(trades)
+        .annotate(
+            entry_searches=Func(
+                F("entry_snapshot__citations"),
+                template=f"jsonb_path_query_array(%(expressions)s, '$[0 to {int(searches_shown) - 1}]')",
+                output_field=JSONField(),
+            ),
+            entry_search_count=Func(
+                F("entry_snapshot__citations"),
+                template="jsonb_path_query_first(%(expressions)s, '$.size()')",
+                output_field=JSONField(),
+            ),
+        )
+        .order_by(*_journal_order(sort))
+    )
+
+
+def trade_export_ids(
+    *,
+    deployment: Deployment,
+    status: str = "",
+    symbol: str = "",
+    regime_tag: str = "",
+    sort: str = JOURNAL_SORT_DEFAULT,
+) -> list:
+    """The ids of the filtered trades in `sort` order: what a CSV export then reads in chunks."""
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
+    return list(_with_journal_columns(trades).order_by(*_journal_order(sort)).values_list("id", flat=True))
+
+
+def trade_export_rows(*, user, trade_ids: list) -> list[TradeHistory]:
+    """The trader's trades among `trade_ids`, in that order, with the journal's computed columns
+    (a trade gone since the ids were read is left out)."""
+    rows = _with_journal_columns(TradeHistory.objects.owned_by(user).filter(pk__in=trade_ids))
+    by_id = {row.pk: row for row in rows}
+    return [by_id[trade_id] for trade_id in trade_ids if trade_id in by_id]
+
+
+def trade_journal_summary(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> TradeJournalSummary:
+    """The PnL summary of the deployment's trades that pass the journal's filters, in one aggregate query."""
     closed = Q(status=TradeStatus.CLOSED)
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
     # Aliases differ from the column names: Django refuses an aggregate named like a field it reads.
-    totals = TradeHistory.objects.filter(deployment=deployment).aggregate(
+    totals = trades.aggregate(
         n_open=Count("id", filter=Q(status=TradeStatus.OPEN)),
         n_closed=Count("id", filter=closed),
         n_wins=Count("id", filter=closed & Q(realized_pnl_usd__gt=0)),
@@ -397,10 +485,13 @@ def trade_journal_summary(*, deployment: Deployment) -> TradeJournalSummary:
     )
 
 
-def trade_pnl_by_regime(*, deployment: Deployment) -> list[RegimePnl]:
-    """Realized PnL of closed trades per entry regime tag (null last), in one grouped query."""
+def trade_pnl_by_regime(
+    *, deployment: Deployment, status: str = "", symbol: str = "", regime_tag: str = ""
+) -> list[RegimePnl]:
+    """Realized PnL of the filtered closed trades per entry regime tag (null last), in one grouped query."""
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
     rows = (
-        TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED)
+        trades.filter(status=TradeStatus.CLOSED)
         .values("entry_regime_tag")
         .annotate(trades=Count("id"), pnl=Sum("realized_pnl_usd"))
         .order_by(F("entry_regime_tag").asc(nulls_last=True))
@@ -409,9 +500,14 @@ def trade_pnl_by_regime(*, deployment: Deployment) -> list[RegimePnl]:
 
 
 def trade_cumulative_pnl(
-    *, deployment: Deployment, max_points: int = CUMULATIVE_PNL_MAX_POINTS
+    *,
+    deployment: Deployment,
+    status: str = "",
+    symbol: str = "",
+    regime_tag: str = "",
+    max_points: int = CUMULATIVE_PNL_MAX_POINTS,
 ) -> list[tuple[dt.datetime, Decimal]]:
-    """(exit_tick_at, cumulative realized PnL) of closed trades in exit order, at most `max_points`.
+    """(exit_tick_at, cumulative realized PnL) of the filtered closed trades in exit order, at most `max_points`.
 
     One query. The running sum is taken per exit time (trades that close on the same tick count
     together), then with n closes every ceil(n / (max_points - 1))-th close is kept, and always
@@ -421,7 +517,8 @@ def trade_cumulative_pnl(
     if max_points < 2:
         raise ValueError(f"max_points must be at least 2 (the first and the last close), got {max_points}")
     by_close = [F("exit_tick_at").asc(), F("id").asc()]
-    closes = TradeHistory.objects.filter(deployment=deployment, status=TradeStatus.CLOSED).annotate(
+    trades = trade_journal_filtered(deployment=deployment, status=status, symbol=symbol, regime_tag=regime_tag)
+    closes = trades.filter(status=TradeStatus.CLOSED).annotate(
         cumulative_pnl=Window(Sum("realized_pnl_usd"), order_by=F("exit_tick_at").asc()),  # peers summed together
         position=Window(RowNumber(), order_by=by_close),
         total=Window(Count("id")),
@@ -429,7 +526,86 @@ def trade_cumulative_pnl(
     step = (F("total") + Value(max_points - 2)) / Value(max_points - 1)  # integer division: a ceiling
     kept = closes.annotate(offset=Mod(F("position") - Value(1), step)).filter(Q(offset=0) | Q(position=F("total")))
     points: list[tuple[dt.datetime, Decimal]] = []
-    for point in kept.order_by("exit_tick_at", "id").values_list("exit_tick_at", "cumulative_pnl"):
+    for exit_at, cumulative in kept.order_by("exit_tick_at", "id").values_list("exit_tick_at", "cumulative_pnl"):
+        point = (cast(dt.datetime, exit_at), cumulative)  # a closed trade always has its exit time
         if not points or points[-1] != point:
             points.append(point)
     return points
+
+
+# -- trade detail ("why did you do this?") -------------------------------------------------------
+
+
+def trade_get(*, deployment: Deployment, trade_id) -> TradeHistory:
+    """One trade of the deployment with the snapshots of the ticks that opened and closed it, and the
+    journal's computed columns; another deployment's (or trader's) trade is a 404."""
+    trades = _with_journal_columns(TradeHistory.objects.filter(deployment=deployment))
+    return get_object_or_404(trades.select_related("entry_snapshot", "exit_snapshot"), pk=trade_id)
+
+
+# -- home page: each deployment's runner and today ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeploymentHealth:
+    liveness: Liveness
+    last_tick_at: dt.datetime | None  # the runner's time of its latest tick
+    equity_usd: Decimal | None  # at that tick
+    today_pnl_usd: Decimal | None  # realized by trades that closed today (UTC); None: none closed today
+    today_closed: int
+    drawdown_pct: Decimal | None  # equity below today's peak tick equity; None: no tick today
+
+
+_LATEST_TICKS_SQL = """
+SELECT d.id, s.tick_at, s.created_at, s.equity_usd
+FROM deployments d
+CROSS JOIN LATERAL (
+    SELECT tick_at, created_at, equity_usd FROM decision_snapshots
+    WHERE deployment_id = d.id ORDER BY tick_at DESC LIMIT %s
+) s
+WHERE d.owner_id = %s AND d.id = ANY(%s::bigint[])
+"""
+
+
+def deployment_health(*, user, deployments: list[Deployment], now: dt.datetime) -> dict[int, DeploymentHealth]:
+    """Per deployment: whether its runner looks alive (ledger.liveness), its latest tick, and today's (UTC)
+    realized PnL and drawdown, in three queries whatever the number of deployments or ticks (each reads
+    the newest ticks through the (deployment, tick_at) unique index)."""
+    ids = [deployment.pk for deployment in deployments]
+    if not ids:
+        return {}
+    latest: dict[int, list[tuple[dt.datetime, dt.datetime, Decimal]]] = {pk: [] for pk in ids}
+    with connection.cursor() as cursor:
+        cursor.execute(_LATEST_TICKS_SQL, [liveness.SAMPLE, user.pk, ids])
+        for deployment_id, tick_at, created_at, equity in cursor.fetchall():
+            latest[deployment_id].append((tick_at, created_at, equity))
+    day_start = now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    today_rows = TradeDailyPnl.objects.owned_by(user).filter(deployment_id__in=ids, day=day_start.date())
+    realized = {pk: (pnl, n) for pk, pnl, n in today_rows.values_list("deployment_id", "realized_pnl_usd", "n_closed")}
+    peaks = dict(
+        DecisionSnapshot.objects.owned_by(user)
+        .filter(deployment_id__in=ids, tick_at__gte=day_start)
+        .values("deployment_id")
+        .annotate(peak=Max("equity_usd"))
+        .values_list("deployment_id", "peak")
+    )
+    health = {}
+    for deployment in deployments:
+        ticks = latest[deployment.pk]
+        newest = max(ticks, key=lambda tick: tick[0]) if ticks else None
+        today = newest is not None and newest[0] >= day_start
+        health[deployment.pk] = DeploymentHealth(
+            liveness=liveness.runner_liveness(
+                received_at=[created_at for _, created_at, _ in ticks],
+                running=deployment.status == DeploymentStatus.RUNNING,
+                now=now,
+            ),
+            last_tick_at=newest[0] if newest else None,
+            equity_usd=newest[2] if newest else None,
+            today_pnl_usd=realized[deployment.pk][0] if deployment.pk in realized else None,
+            today_closed=realized[deployment.pk][1] if deployment.pk in realized else 0,
+            drawdown_pct=liveness.drawdown_pct(peak_equity_usd=peaks.get(deployment.pk), equity_usd=newest[2])
+            if today and newest
+            else None,
+        )
+    return health

@@ -23,6 +23,8 @@ api_urlpatterns = [
 page_urlpatterns = [
     path("", views.home, name="home"),
     path("deployments/<int:deployment_id>/trades/", views.deployment_trades, name="deployment-trades"),
+    path("deployments/<int:deployment_id>/trades/<uuid:trade_id>/", views.deployment_trade, name="deployment-trade"),
+    path("deployments/<int:deployment_id>/trades.csv", views.deployment_trades_csv, name="deployment-trades-csv"),
     path("deployments/<int:deployment_id>/runner-tokens/", views.runner_tokens, name="deployment-runner-tokens"),
     path(
         "deployments/<int:deployment_id>/runner-tokens/<int:token_id>/revoke/",

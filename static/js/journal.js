@@ -12,5 +12,8 @@
       select.value = query.get(select.name) || "";
       if (select.selectedIndex < 0) select.value = ""; // a value that is no longer a choice
     });
+    var sort = document.getElementById("filter-sort");
+    if (sort) sort.value = query.get("sort") || "-entry"; // the server's default order
+
   });
 })();

@@ -49,6 +49,7 @@ def test_it_runs_every_page_without_a_policy_violation_and_htmx_still_swaps(page
         reverse("skill-lessons", args=[skill_id]),
         reverse("profile-facts"),
         reverse("chat-preview"),
+        reverse("coach-chat"),
         reverse("markets"),
         reverse("research"),
         reverse("recall"),
@@ -126,6 +127,7 @@ def test_no_page_is_wider_than_a_phone(page, trader):  # noqa: F811
         reverse("recall"),
         reverse("research"),
         reverse("account-tokens"),
+        reverse("coach-chat"),
     ]
     widths = {}
     for path in paths:
