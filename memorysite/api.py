@@ -29,6 +29,10 @@ from memorysite.json_body import NOT_FINITE
 from memorysite.validators import validate_document_text
 
 NOT_FOUND = "Not found."
+NO_CREDENTIALS = (
+    "Authorization header missing: send `Authorization: Token <key>` with an account token "
+    "or a deployment's runner token (`rt_…`)"
+)
 UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
 
 
@@ -56,6 +60,8 @@ def exception_handler(exc, context):
         return Response({"detail": "request body: too large"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(NOT_FOUND)
+    if isinstance(exc, exceptions.NotAuthenticated):  # no credentials at all (a wrong header says what is wrong)
+        exc.detail = exceptions.ErrorDetail(NO_CREDENTIALS, code=exc.default_code)  # keeps its WWW-Authenticate
     if isinstance(exc, DjangoValidationError):  # raised by services after the serializer passed
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
