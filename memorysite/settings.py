@@ -317,6 +317,9 @@ SPECTACULAR_SETTINGS = {
         "CitationSourceEnum": "recall.serializers.CITATION_SOURCES",
         "JournalKindEnum": "recall.models.JournalKind",
     },
+    # After drf-spectacular's enum naming: a nullable choice reads `oneOf: [the enum, {"type": "null"}]`,
+    # with no `NullEnum`/`BlankEnum` placeholder components (memorysite.api.inline_null_enums).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "memorysite.api.inline_null_enums"],
     "VERSION": "1.0.0",
     # 3.1 schemas are JSON Schema, so clients (and our tests) can validate responses directly.
     "OAS_VERSION": "3.1.0",
