@@ -109,14 +109,14 @@ class ErrorBody(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="400s and field-level 409s only: the rules each field broke, keyed by its dotted path "
-        '(`positions.1.size`; `non_field_errors` for the body as a whole). A 409 may carry more keys '
+        "(`positions.1.size`; `non_field_errors` for the body as a whole). A 409 may carry more keys "
         "(e.g. the prior rows' ids).",
     )
 
 
 # A 4xx documented without a body gets ErrorBody; an authenticated operation that documents no 401
 # or 429 gets them (every token request can be refused or throttled).
-_UNAUTHORIZED = (
+UNAUTHORIZED = (
     "No usable credentials: `detail` says whether the Authorization header was missing, lacked the "
     "`Token ` prefix, or held an unknown, revoked or expired token."
 )
@@ -124,9 +124,7 @@ _THROTTLED = (
     "Too many requests with this token in the current window: wait the `Retry-After` header's seconds, "
     "then send the request again."
 )
-_KEY_REUSED = (
-    "The `Idempotency-Key` was already used with another body or path, or its first request is still running."
-)
+_KEY_REUSED = "The `Idempotency-Key` was already used with another body or path, or its first request is still running."
 # Path parameters, described once for every operation that takes them.
 PATH_PARAMETERS = {
     "deployment_id": "The deployment's id (`id` from `POST /api/v1/deployments/` or `list_deployments`).",
@@ -169,7 +167,7 @@ class ApiAutoSchema(IdempotentAutoSchema):
         responses = super()._get_response_bodies(direction)
         if direction == "response" and self.view.authentication_classes and self.get_auth():
             if "401" not in responses:
-                responses["401"] = self._get_response_for_code(OpenApiResponse(description=_UNAUTHORIZED), "401")
+                responses["401"] = self._get_response_for_code(OpenApiResponse(description=UNAUTHORIZED), "401")
             if "409" not in responses and self.method == "POST":
                 responses["409"] = self._get_response_for_code(OpenApiResponse(description=_KEY_REUSED), "409")
             if "429" not in responses and self.view.throttle_classes:
@@ -192,7 +190,9 @@ def inline_null_enums(result, generator, request, public):
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            if isinstance(node.get("oneOf"), list) and any(part.get("$ref") in _PLACEHOLDER_ENUMS for part in node["oneOf"]):
+            if isinstance(node.get("oneOf"), list) and any(
+                part.get("$ref") in _PLACEHOLDER_ENUMS for part in node["oneOf"]
+            ):
                 parts = [_PLACEHOLDER_ENUMS.get(part.get("$ref"), part) for part in node["oneOf"]]
                 node["oneOf"] = [part for part in parts if part is not None]
             stack.extend(node.values())
