@@ -450,8 +450,10 @@ OFFSET_MAX = 2**63 - 1  # PostgreSQL's OFFSET is a bigint
 class PageQuery(StrictSerializer):
     """The pagination's query parameters; a list view's own query serializer extends it."""
 
-    limit = bounded_int(1, PAGE_MAX_LIMIT, required=False)
-    offset = bounded_int(0, OFFSET_MAX, required=False)
+    limit = bounded_int(
+        1, PAGE_MAX_LIMIT, required=False, help_text=f"Items per page (1-{PAGE_MAX_LIMIT}; default 100)."
+    )
+    offset = bounded_int(0, OFFSET_MAX, required=False, help_text="How many items to skip (default 0).")
 
 
 class Page(LimitOffsetPagination):

@@ -170,7 +170,8 @@ class SearchView(APIView):
         summary="Hybrid keyword + vector search over your documents and the global ones, with citations",
         description="Each result is a citation: path, startLine, endLine, score (0..1), snippet and source "
         "(`fts`, `vector` or `hybrid`: which side found it). `backend` is the active slot (`hybrid`, or `fts` "
-        "when embeddings are off). Scores fuse 0.5·keyword + 0.5·cosine (configurable). With `snapshot_id` "
+        "when embeddings are off). Scores fuse 0.3·keyword + 0.7·cosine (RECALL_FTS_WEIGHT, RECALL_VECTOR_WEIGHT). "
+        "With `snapshot_id` "
         "the citations are attached to that decision snapshot (the trade journal shows them).",
         tags=["recall"],
     )
