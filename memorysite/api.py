@@ -18,7 +18,6 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
-from drf_spectacular.plumbing import get_doc
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
@@ -99,7 +98,7 @@ def validated(serializer_class, data, **kwargs) -> dict:
 
 
 class ErrorBody(serializers.Serializer):
-    """The body of every 4xx answer (a component of the schema: `Error`)."""
+    """The body of every 4xx answer (the schema's `ErrorBody`)."""
 
     detail = serializers.CharField(
         help_text="What went wrong, for a person: for a 400, each field's dotted path and the rule it broke "
@@ -141,12 +140,9 @@ PATH_PARAMETERS = {
 
 
 class ApiAutoSchema(IdempotentAutoSchema):
-    """The schema of every API view: its text comes from the view's `extend_schema` only (never a
-    base class's docstring); every 4xx has the error body; token endpoints document 401 and 429."""
-
-    def get_description(self):
-        method = getattr(self.view, self.method.lower(), None)
-        return get_doc(method) if method is not None else ""
+    """The schema of every API view: every 4xx has the error body; token endpoints document 401 and 429
+    (and POSTs the 409 of a reused Idempotency-Key). Its text comes from `extend_schema` only: docstrings
+    are written for maintainers (SPECTACULAR_SETTINGS' DISABLE_DOCSTRING_DESCRIPTIONS)."""
 
     def _resolve_path_parameters(self, variables):
         parameters = super()._resolve_path_parameters(variables)
@@ -200,6 +196,17 @@ def inline_null_enums(result, generator, request, public):
             stack.extend(node)
     for ref in _PLACEHOLDER_ENUMS:
         result["components"]["schemas"].pop(ref.rsplit("/", 1)[1], None)
+    return result
+
+
+def describe_parameter_schemas(result, generator, request, public):
+    """A parameter's description on its schema too: generated clients (openapi-python-client) document an
+    argument from its schema, not from the parameter."""
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("description") and "description" not in parameter["schema"]:
+                    parameter["schema"]["description"] = parameter["description"]
     return result
 
 
