@@ -104,7 +104,7 @@ class ErrorBody(serializers.Serializer):
         help_text="What went wrong, for a person: for a 400, each field's dotted path and the rule it broke "
         '("positions.1.size: must be > 0; tick_at: must include a timezone offset").'
     )
-    errors = serializers.DictField(
+    errors = serializers.DictField(  # type: ignore[assignment]  # the body's key, named like a Serializer attribute
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="400s and field-level 409s only: the rules each field broke, keyed by its dotted path "
