@@ -615,6 +615,11 @@ def test_the_crafted_json_of_the_issue_is_a_400_naming_the_field(me, method, pat
     assert_unchanged(before)
 
 
+def _plain(schema: dict) -> dict:
+    """A parameter's schema without its description (the schema repeats it for generated clients)."""
+    return {key: value for key, value in schema.items() if key != "description"}
+
+
 def test_a_nul_in_a_path_parameter_is_not_found(me):
     """Every text path parameter of the schema (ids like exp_1, H_001, tool names): NUL was a 500 (DataError)."""
     schema = openapi_schema()
@@ -624,7 +629,7 @@ def test_a_nul_in_a_path_parameter_is_not_found(me):
             texts = [
                 parameter["name"]
                 for parameter in operation.get("parameters", [])
-                if parameter["in"] == "path" and parameter["schema"] == {"type": "string"}
+                if parameter["in"] == "path" and _plain(parameter["schema"]) == {"type": "string"}
             ]
             if not path.startswith("/api/v1/") or not texts or method not in ("get", *WRITE_METHODS):
                 continue
