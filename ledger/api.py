@@ -115,7 +115,7 @@ class DeploymentListView(APIView):
     @extend_schema(
         responses={200: DeploymentOutput(many=True)},
         operation_id="list_deployments",
-        description="Every deployment of yours, newest first.",
+        description="Every deployment of yours, newest first: its id is the `deployment_id` a runner posts ticks to.",
         summary="Your deployments, newest first",
         tags=["deployments"],
     )

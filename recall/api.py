@@ -199,7 +199,8 @@ class JournalView(APIView):
         parameters=[JournalListQuery],
         responses={200: JournalOutput(many=True), **_ERRORS},
         operation_id="list_journal",
-        description="Your agents' journal entries, learnings and notes, newest first.",
+        description="What your agents appended with `append_journal`, newest first, with the run and tick each "
+        "came from; `deployment_id` narrows it to one deployment.",
         summary="Your agents' journal entries, learnings and notes, newest first",
         tags=["recall"],
     )

@@ -137,7 +137,7 @@ export interface paths {
         };
         /**
          * Your deployments, newest first
-         * @description Every deployment of yours, newest first.
+         * @description Every deployment of yours, newest first: its id is the `deployment_id` a runner posts ticks to.
          */
         get: operations["list_deployments"];
         put?: never;
@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * Your agents' journal entries, learnings and notes, newest first
-         * @description Your agents' journal entries, learnings and notes, newest first.
+         * @description What your agents appended with `append_journal`, newest first, with the run and tick each came from; `deployment_id` narrows it to one deployment.
          */
         get: operations["list_journal"];
         put?: never;

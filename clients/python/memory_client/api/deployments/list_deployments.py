@@ -76,7 +76,7 @@ def sync_detailed(
 ) -> Response[ErrorBody | PaginatedDeploymentOutputList]:
     """Your deployments, newest first
 
-     Every deployment of yours, newest first.
+     Every deployment of yours, newest first: its id is the `deployment_id` a runner posts ticks to.
 
     Args:
         limit (int | Unset): Number of results to return per page.
@@ -110,7 +110,7 @@ def sync(
 ) -> ErrorBody | PaginatedDeploymentOutputList | None:
     """Your deployments, newest first
 
-     Every deployment of yours, newest first.
+     Every deployment of yours, newest first: its id is the `deployment_id` a runner posts ticks to.
 
     Args:
         limit (int | Unset): Number of results to return per page.
@@ -139,7 +139,7 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | PaginatedDeploymentOutputList]:
     """Your deployments, newest first
 
-     Every deployment of yours, newest first.
+     Every deployment of yours, newest first: its id is the `deployment_id` a runner posts ticks to.
 
     Args:
         limit (int | Unset): Number of results to return per page.
@@ -171,7 +171,7 @@ async def asyncio(
 ) -> ErrorBody | PaginatedDeploymentOutputList | None:
     """Your deployments, newest first
 
-     Every deployment of yours, newest first.
+     Every deployment of yours, newest first: its id is the `deployment_id` a runner posts ticks to.
 
     Args:
         limit (int | Unset): Number of results to return per page.

@@ -90,7 +90,8 @@ def sync_detailed(
 ) -> Response[ErrorBody | PaginatedJournalOutputList]:
     """Your agents' journal entries, learnings and notes, newest first
 
-     Your agents' journal entries, learnings and notes, newest first.
+     What your agents appended with `append_journal`, newest first, with the run and tick each came from;
+    `deployment_id` narrows it to one deployment.
 
     Args:
         deployment_id (int | Unset): Only this deployment's entries.
@@ -127,7 +128,8 @@ def sync(
 ) -> ErrorBody | PaginatedJournalOutputList | None:
     """Your agents' journal entries, learnings and notes, newest first
 
-     Your agents' journal entries, learnings and notes, newest first.
+     What your agents appended with `append_journal`, newest first, with the run and tick each came from;
+    `deployment_id` narrows it to one deployment.
 
     Args:
         deployment_id (int | Unset): Only this deployment's entries.
@@ -159,7 +161,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | PaginatedJournalOutputList]:
     """Your agents' journal entries, learnings and notes, newest first
 
-     Your agents' journal entries, learnings and notes, newest first.
+     What your agents appended with `append_journal`, newest first, with the run and tick each came from;
+    `deployment_id` narrows it to one deployment.
 
     Args:
         deployment_id (int | Unset): Only this deployment's entries.
@@ -194,7 +197,8 @@ async def asyncio(
 ) -> ErrorBody | PaginatedJournalOutputList | None:
     """Your agents' journal entries, learnings and notes, newest first
 
-     Your agents' journal entries, learnings and notes, newest first.
+     What your agents appended with `append_journal`, newest first, with the run and tick each came from;
+    `deployment_id` narrows it to one deployment.
 
     Args:
         deployment_id (int | Unset): Only this deployment's entries.
