@@ -153,7 +153,14 @@ class DeploymentDetailView(APIView):
 
 # -- runner endpoints: ticks, fills, trades ------------------------------------------------------
 
-_TICK_ERRORS = {**_ERRORS, 409: OpenApiResponse(description="tick_at is older than the deployment's latest tick.")}
+_TICK_ERRORS = {
+    **_ERRORS,
+    409: OpenApiResponse(
+        description="`tick_at` is older than the deployment's latest tick (`errors.tick_at` says which that is): "
+        "skip it. Without `errors.tick_at`: the Idempotency-Key was reused with another body, or its first "
+        "request is still running."
+    ),
+}
 
 
 TICK_EXAMPLES = [

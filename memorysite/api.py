@@ -153,6 +153,10 @@ class ApiAutoSchema(IdempotentAutoSchema):
 
     def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
         code = int(status_code)
+        if 200 <= code < 300:  # a success without its own words reads as the operation's summary
+            described = serializer if isinstance(serializer, OpenApiResponse) else OpenApiResponse(serializer)
+            if not described.description and self.get_summary():
+                serializer = OpenApiResponse(described.response, f"Success: {self.get_summary()}.", described.examples)
         if 400 <= code < 500:
             described = serializer if isinstance(serializer, OpenApiResponse) else OpenApiResponse(serializer)
             if described.response is None:

@@ -117,6 +117,16 @@ def test_every_field_and_parameter_is_described(served):
     assert not missing, f"{len(missing)} fields without a description (help_text=...): {missing}"
 
 
+def test_every_response_is_described(served):
+    missing = [
+        f"{name} {code}"
+        for name, op in operations(served)
+        for code, r in op["responses"].items()
+        if not r["description"]
+    ]
+    assert not missing, missing
+
+
 def test_every_4xx_has_the_error_body(served):
     components = served["components"]["schemas"]
     assert set(components["ErrorBody"]["required"]) == {"detail"}

@@ -3139,6 +3139,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Exchange a username and password for a new account token (listed and revocable). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3217,6 +3218,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your account tokens, newest first, revoked and expired ones included (never their keys). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3299,6 +3301,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Create a named account token, optionally expiring. The key is in this response only. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3467,6 +3470,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: One chat turn with the coach: it may call the chat tools for you, then answers. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,6 +3551,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: The chat tools and their JSON-schema inputs. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3668,6 +3673,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your deployments, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3714,6 +3720,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Deploy a version of one of your skills (the latest when `version` is omitted). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3801,6 +3808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: One of your deployments. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3938,6 +3946,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Add a fill's fees to the open trade in that symbol. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4025,6 +4034,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: The deployment's active lessons and every revision, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,6 +4091,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: The deployment's runner tokens, newest first, revoked ones included (never their keys). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4175,6 +4186,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Create a runner token for this deployment: ticks, fills, its context and trades only. The key is in this response only. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4411,7 +4423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description tick_at is older than the deployment's latest tick. */
+            /** @description `tick_at` is older than the deployment's latest tick (`errors.tick_at` says which that is): skip it. Without `errors.tick_at`: the Idempotency-Key was reused with another body, or its first request is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4465,6 +4477,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: What materializing one tick did to the trade ledger (a flip shows as close then open). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4553,6 +4566,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: The deployment's trades, newest entry first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4643,6 +4657,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your facts, most recently referenced first (archived ones with ?archived=true or all). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4707,6 +4722,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Add a fact by hand (source 'profile'; asserted unless you say otherwise). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4776,6 +4792,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: One of your facts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4899,6 +4916,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Edit a fact's text, topic or confidence (promote inferred → asserted, or demote). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4966,6 +4984,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Archive a fact: it leaves the coach's prompt and stays visible under Archived. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5038,6 +5057,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Un-archive a fact. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5109,6 +5129,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your markets. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5176,6 +5197,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: The evolution events detected on the market, newest first (optionally one agent's). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5253,6 +5275,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Each named agent's own latest signals on the market, formatted for its prompt. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5328,6 +5351,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Documents you can search: yours and the global playbooks and runbooks. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5392,6 +5416,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Index a document (same path again = a new version; only changed chunks are re-embedded). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5400,6 +5425,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentWritten"];
                 };
             };
+            /** @description Success: Index a document (same path again = a new version; only changed chunks are re-embedded). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5478,6 +5504,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: One document. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5538,7 +5565,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description No response body */
+            /** @description Success: Remove one of your documents from the index. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5603,6 +5630,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Index health: documents, chunks, chunks pending embedding, last sync, indexing errors. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5649,6 +5677,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your agents' journal entries, learnings and notes, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5713,6 +5742,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Append a journal entry, learning or note (attributed to a run; visible to the trader). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5792,6 +5822,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Edit proposals on your documents, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5856,6 +5887,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Propose an edit to one of your documents (the manual); it waits for the trader's approval. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5929,6 +5961,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Hybrid keyword + vector search over your documents and the global ones, with citations. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6009,6 +6042,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your capability requests (staff approve, implement or reject them in admin). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6069,6 +6103,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: The research agent's context: how to use the history, then '## Experiment History', '## Open Hypotheses' and '## Available Resources' (capabilities implemented at its request). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6146,6 +6181,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your experiments, newest first, filterable by indicator, timeframe, symbol and verdict. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6210,6 +6246,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Record an experiment (assessment as an object or the seed's markdown). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6279,6 +6316,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: One of your experiments. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6343,6 +6381,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Before designing: the experiments already run with this context (same fingerprint). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6424,6 +6463,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your hypothesis registry. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6488,6 +6528,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Set a hypothesis's status (e.g. testing while an experiment runs). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6552,6 +6593,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Store an agent's signal (the market is created by condition_id on first sight). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6623,6 +6665,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Your skills, by name. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6669,6 +6712,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Create a skill and its version 1 from the same body. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6756,6 +6800,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: One of your skills. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6837,6 +6882,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Closed-trade outcomes per lessons revision, and with no lessons (A/B telemetry). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6902,6 +6948,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Success: Versions of one of your skills, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6987,6 +7034,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Success: Add the next version (latest + 1) to one of your skills. */
             201: {
                 headers: {
                     [name: string]: unknown;
