@@ -10,7 +10,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 # django-stubs plugin's cache can go stale after a model edit (phantom errors that a cold run does not give).
 MYPY = $(VENV)/bin/mypy || { echo "mypy: checking again without the incremental cache"; rm -rf .mypy_cache && $(VENV)/bin/mypy; }
 
-.PHONY: run test test-fast browser lint typecheck format bench clean-data upgrade-data
+.PHONY: run test test-fast browser lint typecheck format bench clean-data upgrade-data clients
 
 $(VENV)/bin/python:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -69,6 +69,22 @@ lint: $(DEV_STAMP)
 ## typecheck: mypy with django-stubs and djangorestframework-stubs; strict on the pure modules (pyproject.toml)
 typecheck: $(DEV_STAMP)
 	$(MYPY)
+
+## clients: regenerate the API clients from the schema: clients/openapi.json, the Python package
+## (openapi-python-client) and the TypeScript types (openapi-typescript, then tsc); a test fails when they are stale
+clients: $(DEV_STAMP) clients/typescript/node_modules
+	$(VENV)/bin/python manage.py spectacular --format openapi-json --file clients/openapi.json
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/openapi-python-client generate --path clients/openapi.json \
+		--meta none --output-path clients/python/memory_client --overwrite --config clients/python/generator.yaml
+	cd clients/typescript && npx --no-install openapi-typescript ../openapi.json --output src/schema.d.ts \
+		&& npx --no-install tsc --noEmit
+
+# The TypeScript client's packages, as package-lock.json pins them (Node 20+ and npm: see README.md).
+clients/typescript/node_modules: clients/typescript/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "error: the TypeScript client needs Node.js 20 or later with npm;" \
+		"see README.md (API clients)" >&2; exit 1; }
+	cd clients/typescript && npm ci --no-audit --no-fund
+	touch $@
 
 format: $(DEV_STAMP)
 	$(VENV)/bin/ruff check --fix .

@@ -38,6 +38,10 @@ class ScopedSessionScheme(SessionScheme):
     target_class = "access.auth.ScopedSessionAuthentication"
 
 
+MALFORMED = "Authorization header must read `Token <key>`: {problem}"
+REVOKED = "token revoked at {revoked_at}: create a new one (API tokens page or POST /api/v1/auth/tokens/)"
+
+
 def presented_key(request) -> str | None:
     """The key of an `Authorization: Token <key>` header, or None (no such header, or not one key)."""
     parts = get_authorization_header(request).split()
@@ -49,6 +53,31 @@ def presented_key(request) -> str | None:
         return None
 
 
+def malformed_header(request) -> str | None:
+    """What is wrong with an Authorization header that is there but not `Token <key>` (None: absent or fine).
+
+    Said in the 401, so a key pasted without its `Token ` prefix (or sent as `Bearer …`) is not
+    answered with "credentials were not provided"."""
+    header = get_authorization_header(request)
+    if not header.strip() or presented_key(request) is not None:
+        return None
+    parts = header.split()
+    if len(parts) == 1:
+        problem = "the `Token ` prefix is missing" if parts[0].lower() != KEYWORD.lower().encode() else "no key"
+    elif parts[0].lower() != KEYWORD.lower().encode():
+        scheme = parts[0].decode("ascii", errors="replace")[:20]
+        problem = f"got the scheme `{scheme}`; send `Token`, a space, then the key"
+    elif len(parts) > 2:
+        problem = "the key must not contain spaces"
+    else:
+        problem = "the key must be ASCII text"
+    return MALFORMED.format(problem=problem)
+
+
+def _moment(value: dt.datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
 class HashedKeyAuthentication(BaseAuthentication):
     """`Authorization: Token <key>` for a table of keys stored as their sha256 (one subclass per kind
     of key, in its app's auth module: each says which keys it `accepts`). The row is found through
@@ -58,7 +87,8 @@ class HashedKeyAuthentication(BaseAuthentication):
 
     keyword = KEYWORD
     model: type  # key_hash, owner, revoked_at, last_used_at
-    invalid_message = ""
+    invalid_message = ""  # an unknown key (or its owner's account is disabled)
+    revoked_message = REVOKED  # {revoked_at}
 
     def accepts(self, key: str) -> bool:
         """Whether this class decides on the key (else the next authentication class does)."""
@@ -70,15 +100,22 @@ class HashedKeyAuthentication(BaseAuthentication):
 
     def authenticate(self, request):
         key = presented_key(request)
-        if key is None or not self.accepts(key):
+        if key is None:
+            malformed = malformed_header(request)
+            if malformed:  # the first key class answers it: no other one could read the header either
+                raise exceptions.AuthenticationFailed(malformed)
+            return None
+        if not self.accepts(key):
             return None
         # Row-level security shows a key's row only to a transaction that presents the key's hash.
         digest = key_hash(key)
         scope.switch(scope.Scope(runner_key=digest))
         with scope.transaction_unless_open():
-            token = self.model.objects.select_related("owner").filter(key_hash=digest, revoked_at__isnull=True).first()
+            token = self.model.objects.select_related("owner").filter(key_hash=digest).first()
             if token is None or not token.owner.is_active:  # a 401: the request's transaction is rolled back
                 raise exceptions.AuthenticationFailed(self.invalid_message)
+            if token.revoked_at is not None:
+                raise exceptions.AuthenticationFailed(self.revoked_message.format(revoked_at=_moment(token.revoked_at)))
             now = timezone.now()
             refused = self.refusal(token, now)
             if refused:

@@ -10,13 +10,13 @@ from rest_framework.response import Response
 
 from accounts import selectors, services
 from accounts.serializers import AccountTokenCreated, AccountTokenInput, AccountTokenOutput, TokenInput, TokenOutput
-from memorysite.api import APIView, Page, paginated
+from memorysite.api import UNAUTHORIZED, APIView, Page, paginated
 
 BAD_CREDENTIALS = "unable to log in with these credentials"
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
-    401: OpenApiResponse(description="Missing, invalid, revoked or expired token."),
+    401: OpenApiResponse(description=UNAUTHORIZED),
     404: OpenApiResponse(description="No such token among yours."),
     413: OpenApiResponse(description="Body larger than 1 MiB."),
     415: OpenApiResponse(description="Content-Type is not application/json."),
@@ -48,6 +48,10 @@ class TokenView(APIView):
             ),
             **_ERRORS,
         },
+        operation_id="create_token_with_password",
+        description="The one call without a token: send a username and password, get a new account token (`token`). "
+        "It is listed with your other tokens and can be named and made to expire. Failed logins are "
+        "braked per username and client.",
         summary="Exchange a username and password for a new account token (listed and revocable)",
         tags=["auth"],
     )
@@ -71,6 +75,9 @@ class AccountTokenListView(APIView):
 
     @extend_schema(
         responses={200: AccountTokenOutput(many=True), **_ERRORS},
+        operation_id="list_account_tokens",
+        description="Every account token of yours, newest first, with when each was last used; revoked and expired "
+        "ones stay listed. Keys are never shown again: `key_prefix` tells them apart.",
         summary="Your account tokens, newest first, revoked and expired ones included (never their keys)",
         tags=["auth"],
     )
@@ -80,6 +87,10 @@ class AccountTokenListView(APIView):
     @extend_schema(
         request=AccountTokenInput,
         responses={201: AccountTokenCreated, **_ERRORS},
+        operation_id="create_account_token",
+        description="A new account token reaching your whole account; keep `key` now, it is never shown again. For a "
+        "runner, prefer a runner token (`create_runner_token`): it reaches one deployment's runner "
+        "endpoints only.",
         summary="Create a named account token, optionally expiring. The key is in this response only",
         tags=["auth"],
     )
@@ -93,6 +104,8 @@ class AccountTokenListView(APIView):
 class AccountTokenDetailView(APIView):
     @extend_schema(
         responses={204: OpenApiResponse(description="Revoked (again: nothing changes)."), **_ERRORS},
+        operation_id="revoke_account_token",
+        description="Requests with the token's key are refused (401) from now on. Revoking it again changes nothing.",
         summary="Revoke an account token: its key stops working at once; the row stays listed",
         tags=["auth"],
     )

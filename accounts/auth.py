@@ -10,7 +10,7 @@ from drf_spectacular.authentication import TokenScheme
 from access.auth import HashedKeyAuthentication
 from accounts.models import AccountToken
 
-INVALID_TOKEN = "Invalid token."  # noqa: S105 (DRF's own message, kept for existing clients)
+INVALID_TOKEN = "unknown token: no account or runner token has this key"  # noqa: S105 (a message, not a secret)
 EXPIRED = "token expired at {expires_at}: create a new one (API tokens page or POST /api/v1/auth/tokens/)"
 
 

@@ -24,11 +24,11 @@ from chatmemory.serializers import (
 from chatmemory.tool_errors import ToolInputError, ToolNotFound, ToolObjectNotFound
 from chatmemory.tools import TOOLS, call_tool, tool_definitions
 from ledger import selectors as ledger_selectors
-from memorysite.api import APIView, NoInput, Page, paginated
+from memorysite.api import UNAUTHORIZED, APIView, NoInput, Page, paginated
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
-    401: OpenApiResponse(description="Missing or invalid token."),
+    401: OpenApiResponse(description=UNAUTHORIZED),
     404: OpenApiResponse(description="No such object among yours."),
 }
 
@@ -43,6 +43,9 @@ class FactListView(APIView):
     @extend_schema(
         parameters=[FactListQuery],
         responses={200: FactOutput(many=True), **_ERRORS},
+        operation_id="list_facts",
+        description="What the coach knows about you (facts from chats and ones you added), most recently referenced "
+        "first.",
         summary="Your facts, most recently referenced first (archived ones with ?archived=true or all)",
         tags=["facts"],
     )
@@ -56,6 +59,8 @@ class FactListView(APIView):
     @extend_schema(
         request=FactCreateInput,
         responses={201: FactOutput, **_ERRORS},
+        operation_id="create_fact",
+        description="Add something the coach should know about you; it is in the coach's prompt from the next turn.",
         summary="Add a fact by hand (source 'profile'; asserted unless you say otherwise)",
         tags=["facts"],
     )
@@ -70,13 +75,21 @@ class FactListView(APIView):
 
 
 class FactDetailView(APIView):
-    @extend_schema(responses={200: FactOutput, **_ERRORS}, summary="One of your facts", tags=["facts"])
+    @extend_schema(
+        responses={200: FactOutput, **_ERRORS},
+        operation_id="get_fact",
+        description="One fact, with where it came from and how sure the coach is.",
+        summary="One of your facts",
+        tags=["facts"],
+    )
     def get(self, request, fact_id):
         return Response(FactOutput(selectors.fact_get(user=request.user, fact_id=fact_id)).data)
 
     @extend_schema(
         request=FactUpdateInput,
         responses={200: FactOutput, **_ERRORS},
+        operation_id="update_fact",
+        description="Change a fact's text, topic or confidence; fields not sent stay.",
         summary="Edit a fact's text, topic or confidence (promote inferred → asserted, or demote)",
         tags=["facts"],
     )
@@ -92,6 +105,8 @@ class FactDetailView(APIView):
 
     @extend_schema(
         responses={204: OpenApiResponse(description="Deleted for good."), **_ERRORS},
+        operation_id="delete_fact",
+        description="The fact is deleted and cannot be restored.",
         summary='Delete a fact for good ("forget me"); archiving keeps it, this does not',
         tags=["facts"],
     )
@@ -104,6 +119,8 @@ class FactArchiveView(APIView):
     @extend_schema(
         request=FactArchiveInput,
         responses={200: FactOutput, **_ERRORS},
+        operation_id="archive_fact",
+        description="The coach stops using the fact; it stays listed (with `?archived=true`) and can be un-archived.",
         summary="Archive a fact: it leaves the coach's prompt and stays visible under Archived",
         tags=["facts"],
     )
@@ -119,7 +136,14 @@ class FactArchiveView(APIView):
 
 
 class FactUnarchiveView(APIView):
-    @extend_schema(request=None, responses={200: FactOutput, **_ERRORS}, summary="Un-archive a fact", tags=["facts"])
+    @extend_schema(
+        request=None,
+        responses={200: FactOutput, **_ERRORS},
+        operation_id="unarchive_fact",
+        description="The fact is back in the coach's prompt.",
+        summary="Un-archive a fact",
+        tags=["facts"],
+    )
     def post(self, request, fact_id):
         fact = selectors.fact_get(user=request.user, fact_id=fact_id)
         NoInput(data=request.data).is_valid(raise_exception=True)
@@ -146,6 +170,9 @@ class ToolListView(APIView):
             ),
             401: _ERRORS[401],
         },
+        operation_id="list_chat_tools",
+        description="The tools the coach can call, each with its JSON-schema input: call one yourself with "
+        "`call_chat_tool`.",
         summary="The chat tools and their JSON-schema inputs",
         tags=["chat"],
     )
@@ -161,6 +188,7 @@ class ToolCallView(APIView):
             **_ERRORS,
             404: OpenApiResponse(description="No tool of that name."),
         },
+        operation_id="call_chat_tool",
         summary="Run one chat tool for yourself with its JSON input (what the coach's tool calls run)",
         description="Tools: " + ", ".join(TOOLS) + ". See GET /api/v1/chat/tools/ for their input schemas.",
         tags=["chat"],
@@ -188,6 +216,9 @@ class ChatView(APIView):
             502: OpenApiResponse(description="The model could not be reached."),
             503: OpenApiResponse(description="No ANTHROPIC_API_KEY is configured: the chat has no offline engine."),
         },
+        operation_id="chat",
+        description="Send the conversation so far; the coach may call its tools on your data, then answers. Needs "
+        "the service's ANTHROPIC_API_KEY (503 without it).",
         summary="One chat turn with the coach: it may call the chat tools for you, then answers",
         tags=["chat"],
     )

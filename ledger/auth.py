@@ -16,13 +16,15 @@ from access.auth import HashedKeyAuthentication
 from ledger.models import RUNNER_TOKEN_PREFIX, RunnerToken
 
 NOT_FOUND = "Not found."  # memorysite.api.NOT_FOUND; that module cannot be imported from here (it loads DRF's views)
-INVALID_KEY = "invalid or revoked runner token"
+INVALID_KEY = "unknown runner token: no runner token has this key"
+REVOKED_KEY = "runner token revoked at {revoked_at}: ask the trader for a new one (the deployment's runner tokens)"
 OUT_OF_SCOPE = "runner tokens may only post ticks and fills and read their own deployment's context and trades"
 
 
 class RunnerTokenAuthentication(HashedKeyAuthentication):
     model = RunnerToken
     invalid_message = INVALID_KEY
+    revoked_message = REVOKED_KEY
 
     def accepts(self, key: str) -> bool:
         return key.startswith(RUNNER_TOKEN_PREFIX)  # any other key is a full-account token (accounts/)

@@ -18,6 +18,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
@@ -29,6 +30,10 @@ from memorysite.json_body import NOT_FINITE
 from memorysite.validators import validate_document_text
 
 NOT_FOUND = "Not found."
+NO_CREDENTIALS = (
+    "Authorization header missing: send `Authorization: Token <key>` with an account token "
+    "or a deployment's runner token (`rt_…`)"
+)
 UNKNOWN_FIELD = "unknown field; accepted fields are: {accepted}"
 
 
@@ -56,6 +61,8 @@ def exception_handler(exc, context):
         return Response({"detail": "request body: too large"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(NOT_FOUND)
+    if isinstance(exc, exceptions.NotAuthenticated):  # no credentials at all (a wrong header says what is wrong)
+        exc.detail = exceptions.ErrorDetail(NO_CREDENTIALS, code=exc.default_code)  # keeps its WWW-Authenticate
     if isinstance(exc, DjangoValidationError):  # raised by services after the serializer passed
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
@@ -90,11 +97,134 @@ def validated(serializer_class, data, **kwargs) -> dict:
     return serializer.validated_data
 
 
+class ErrorBody(serializers.Serializer):
+    """The body of every 4xx answer (the schema's `ErrorBody`)."""
+
+    detail = serializers.CharField(
+        help_text="What went wrong, for a person: for a 400, each field's dotted path and the rule it broke "
+        '("positions.1.size: must be > 0; tick_at: must include a timezone offset").'
+    )
+    errors = serializers.DictField(  # type: ignore[assignment]  # the body's key, named like a Serializer attribute
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="400s and field-level 409s only: the rules each field broke, keyed by its dotted path "
+        "(`positions.1.size`; `non_field_errors` for the body as a whole). A 409 may carry more keys "
+        "(e.g. the prior rows' ids).",
+    )
+
+
+# A 4xx documented without a body gets ErrorBody; an authenticated operation that documents no 401
+# or 429 gets them (every token request can be refused or throttled).
+UNAUTHORIZED = (
+    "No usable credentials: `detail` says whether the Authorization header was missing, lacked the "
+    "`Token ` prefix, or held an unknown, revoked or expired token."
+)
+_THROTTLED = (
+    "Too many requests with this token in the current window: wait the `Retry-After` header's seconds, "
+    "then send the request again."
+)
+_KEY_REUSED = "The `Idempotency-Key` was already used with another body or path, or its first request is still running."
+# Path parameters, described once for every operation that takes them.
+PATH_PARAMETERS = {
+    "deployment_id": "The deployment's id (`id` from `POST /api/v1/deployments/` or `list_deployments`).",
+    "skill_id": "The skill's id (`id` from `POST /api/v1/skills/` or `list_skills`).",
+    "snapshot_id": "The tick's snapshot id (`snapshot_id` from `post_tick`), a UUID.",
+    "token_id": "The token's id (`id` from its creation or its list).",
+    "fact_id": "The fact's id (`id` from `list_facts`).",
+    "document_id": "The document's id (`id` from `list_documents` or `index_document`).",
+    "experiment_id": "The experiment's id (`id` from `record_experiment` or `list_experiments`).",
+    "hypothesis_id": "The hypothesis's id, e.g. `H1` (from `list_hypotheses` or an experiment's assessment).",
+    "market_id": "The market's id (`id` from `list_markets` or a stored signal).",
+    "name": "The chat tool's name, as listed by `list_chat_tools`.",
+}
+
+
+class ApiAutoSchema(IdempotentAutoSchema):
+    """The schema of every API view: every 4xx has the error body; token endpoints document 401 and 429
+    (and POSTs the 409 of a reused Idempotency-Key). Its text comes from `extend_schema` only: docstrings
+    are written for maintainers (SPECTACULAR_SETTINGS' DISABLE_DOCSTRING_DESCRIPTIONS)."""
+
+    def _resolve_path_parameters(self, variables):
+        parameters = super()._resolve_path_parameters(variables)
+        for parameter in parameters:
+            if not parameter.get("description") and parameter["name"] in PATH_PARAMETERS:
+                parameter["description"] = PATH_PARAMETERS[parameter["name"]]
+        return parameters
+
+    def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
+        code = int(status_code)
+        if 200 <= code < 300:  # a success without its own words reads as the operation's summary
+            described = serializer if isinstance(serializer, OpenApiResponse) else OpenApiResponse(serializer)
+            if not described.description and self.get_summary():
+                serializer = OpenApiResponse(described.response, f"Success: {self.get_summary()}.", described.examples)
+        if 400 <= code < 500:
+            described = serializer if isinstance(serializer, OpenApiResponse) else OpenApiResponse(serializer)
+            if described.response is None:
+                serializer = OpenApiResponse(ErrorBody, described.description, described.examples)
+        return super()._get_response_for_code(serializer, status_code, media_types, direction)
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction == "response" and self.view.authentication_classes and self.get_auth():
+            if "401" not in responses:
+                responses["401"] = self._get_response_for_code(OpenApiResponse(description=UNAUTHORIZED), "401")
+            if "409" not in responses and self.method == "POST":
+                responses["409"] = self._get_response_for_code(OpenApiResponse(description=_KEY_REUSED), "409")
+            if "429" not in responses and self.view.throttle_classes:
+                throttled = OpenApiResponse(description=_THROTTLED)
+                responses["429"] = {
+                    **self._get_response_for_code(throttled, "429"),
+                    "headers": {"Retry-After": RETRY_AFTER_HEADER},
+                }
+        return dict(sorted(responses.items()))
+
+
+_PLACEHOLDER_ENUMS = {"#/components/schemas/BlankEnum": None, "#/components/schemas/NullEnum": {"type": "null"}}
+
+
+def inline_null_enums(result, generator, request, public):
+    """drf-spectacular names `null` and `""` as enum components of their own (`NullEnum`, `BlankEnum`), which
+    generated clients turn into types of those names: say `{"type": "null"}` in place, and drop the blank
+    (no choice of ours is ever blank: the database constraints refuse it)."""
+    stack = [result["components"]["schemas"]]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("oneOf"), list) and any(
+                part.get("$ref") in _PLACEHOLDER_ENUMS for part in node["oneOf"]
+            ):
+                parts = [_PLACEHOLDER_ENUMS.get(part.get("$ref"), part) for part in node["oneOf"]]
+                node["oneOf"] = [part for part in parts if part is not None]
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    for ref in _PLACEHOLDER_ENUMS:
+        result["components"]["schemas"].pop(ref.rsplit("/", 1)[1], None)
+    return result
+
+
+def describe_parameter_schemas(result, generator, request, public):
+    """A parameter's description on its schema too: generated clients (openapi-python-client) document an
+    argument from its schema, not from the parameter."""
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("description") and "description" not in parameter["schema"]:
+                    parameter["schema"]["description"] = parameter["description"]
+    return result
+
+
+RETRY_AFTER_HEADER = {
+    "description": "Seconds to wait before sending the request again (a whole number).",
+    "schema": {"type": "integer", "minimum": 0},
+}
+
+
 class APIView(IdempotentViewMixin, DrfAPIView):
     """The base of every API view: DRF's APIView with `Idempotency-Key` support on POST
-    (memorysite/idempotency.py), documented in the schema."""
+    (memorysite/idempotency.py), documented in the schema (ApiAutoSchema)."""
 
-    schema = IdempotentAutoSchema()
+    schema = ApiAutoSchema()
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -331,8 +461,10 @@ OFFSET_MAX = 2**63 - 1  # PostgreSQL's OFFSET is a bigint
 class PageQuery(StrictSerializer):
     """The pagination's query parameters; a list view's own query serializer extends it."""
 
-    limit = bounded_int(1, PAGE_MAX_LIMIT, required=False)
-    offset = bounded_int(0, OFFSET_MAX, required=False)
+    limit = bounded_int(
+        1, PAGE_MAX_LIMIT, required=False, help_text=f"Items per page (1-{PAGE_MAX_LIMIT}; default 100)."
+    )
+    offset = bounded_int(0, OFFSET_MAX, required=False, help_text="How many items to skip (default 0).")
 
 
 class Page(LimitOffsetPagination):
@@ -369,7 +501,17 @@ class Page(LimitOffsetPagination):
             field = paginated["properties"][link]
             field.pop("nullable", None)
             field["type"] = ["string", "null"]
+        for name, description in PAGE_FIELDS.items():
+            paginated["properties"][name]["description"] = description
         return paginated
+
+
+PAGE_FIELDS = {
+    "count": "How many items all the pages hold together.",
+    "next": "The URL of the next page (same query, `offset` + `limit`), or null on the last page.",
+    "previous": "The URL of the previous page, or null on the first page.",
+    "results": "This page's items, in the order the operation states.",
+}
 
 
 def paginated(view, queryset, serializer_class):

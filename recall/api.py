@@ -10,7 +10,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from ledger import selectors as ledger_selectors
-from memorysite.api import APIView, Conflict, Page, paginated
+from memorysite.api import UNAUTHORIZED, APIView, Conflict, Page, paginated
 from recall import answers, selectors, services
 from recall.models import EditProposal, JournalEntry
 from recall.serializers import (
@@ -32,7 +32,7 @@ from recall.serializers import (
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
-    401: OpenApiResponse(description="Missing or invalid token."),
+    401: OpenApiResponse(description=UNAUTHORIZED),
     404: OpenApiResponse(description="No such deployment, snapshot or document among yours."),
 }
 
@@ -43,6 +43,9 @@ class DocumentListCreateView(APIView):
     @extend_schema(
         parameters=[DocumentListQuery],
         responses={200: DocumentOutput(many=True), **_ERRORS},
+        operation_id="list_documents",
+        description="Your indexed documents (manual, journal, notes) and the global playbooks and runbooks that "
+        "searches also read.",
         summary="Documents you can search: yours and the global playbooks and runbooks",
         tags=["recall"],
     )
@@ -69,6 +72,7 @@ class DocumentListCreateView(APIView):
             ),
             **_ERRORS,
         },
+        operation_id="index_document",
         summary="Index a document (same path again = a new version; only changed chunks are re-embedded)",
         description="Chunks by markdown headings, then windows of 400–800 tokens, each with its exact line "
         "range. Returns 201 when the content is new or changed, 200 when it was already indexed as sent. "
@@ -123,7 +127,13 @@ class DocumentListCreateView(APIView):
 
 
 class DocumentDetailView(APIView):
-    @extend_schema(responses={200: DocumentOutput, **_ERRORS}, summary="One document", tags=["recall"])
+    @extend_schema(
+        responses={200: DocumentOutput, **_ERRORS},
+        operation_id="get_document",
+        description="One document you can search: its path, source, size and indexing state.",
+        summary="One document",
+        tags=["recall"],
+    )
     def get(self, request, document_id: int):
         return Response(DocumentOutput(selectors.document_get(user=request.user, document_id=document_id)).data)
 
@@ -136,6 +146,8 @@ class DocumentDetailView(APIView):
             ),
             **_ERRORS,
         },
+        operation_id="delete_document",
+        description="The document and its chunks leave the index; searches stop citing it.",
         summary="Remove one of your documents from the index",
         tags=["recall"],
     )
@@ -154,10 +166,12 @@ class SearchView(APIView):
     @extend_schema(
         request=SearchInput,
         responses={200: SearchOutput, **_ERRORS},
+        operation_id="search_recall",
         summary="Hybrid keyword + vector search over your documents and the global ones, with citations",
         description="Each result is a citation: path, startLine, endLine, score (0..1), snippet and source "
         "(`fts`, `vector` or `hybrid`: which side found it). `backend` is the active slot (`hybrid`, or `fts` "
-        "when embeddings are off). Scores fuse 0.5·keyword + 0.5·cosine (configurable). With `snapshot_id` "
+        "when embeddings are off). Scores fuse 0.3·keyword + 0.7·cosine (RECALL_FTS_WEIGHT, RECALL_VECTOR_WEIGHT). "
+        "With `snapshot_id` "
         "the citations are attached to that decision snapshot (the trade journal shows them).",
         tags=["recall"],
     )
@@ -168,6 +182,9 @@ class SearchView(APIView):
 class HealthView(APIView):
     @extend_schema(
         responses={200: HealthOutput, 401: _ERRORS[401]},
+        operation_id="get_recall_health",
+        description="How your index stands: documents, chunks, chunks still waiting for their embedding, the last "
+        "sync and recent indexing errors.",
         summary="Index health: documents, chunks, chunks pending embedding, last sync, indexing errors",
         tags=["recall"],
     )
@@ -181,6 +198,9 @@ class JournalView(APIView):
     @extend_schema(
         parameters=[JournalListQuery],
         responses={200: JournalOutput(many=True), **_ERRORS},
+        operation_id="list_journal",
+        description="What your agents appended with `append_journal`, newest first, with the run and tick each "
+        "came from; `deployment_id` narrows it to one deployment.",
         summary="Your agents' journal entries, learnings and notes, newest first",
         tags=["recall"],
     )
@@ -195,6 +215,7 @@ class JournalView(APIView):
     @extend_schema(
         request=JournalInput,
         responses={201: JournalOutput, **_ERRORS},
+        operation_id="append_journal",
         summary="Append a journal entry, learning or note (attributed to a run; visible to the trader)",
         description="Additive only (seed §5): journal entries go to `journal/<UTC date>.md`, learnings to "
         "`memory/learnings.md`, notes to `memory/notes.md` of the deployment, each under a heading with the "
@@ -225,6 +246,8 @@ class ProposalView(APIView):
     @extend_schema(
         parameters=[ProposalListQuery],
         responses={200: ProposalOutput(many=True), **_ERRORS},
+        operation_id="list_proposals",
+        description="Edit proposals on your documents and what became of them, newest first.",
         summary="Edit proposals on your documents, newest first",
         tags=["recall"],
     )
@@ -239,6 +262,7 @@ class ProposalView(APIView):
     @extend_schema(
         request=ProposalInput,
         responses={201: ProposalOutput, **_ERRORS},
+        operation_id="propose_edit",
         summary="Propose an edit to one of your documents (the manual); it waits for the trader's approval",
         description="The proposal records the document's content hash: the trader approves or rejects it on "
         "the /recall/ page, and an approval of a document that changed since is refused.",

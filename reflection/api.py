@@ -6,13 +6,13 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 
 from ledger import selectors as ledger_selectors
-from memorysite.api import APIView
+from memorysite.api import UNAUTHORIZED, APIView
 from reflection import selectors
 from reflection.ab_stats import CONFIDENCE, MIN_TRADES_TO_TELL, GroupEstimate, Interval
 from reflection.serializers import DeploymentLessonsOutput, LessonsABOutput, LessonsABQuery
 
 _ERRORS = {
-    401: OpenApiResponse(description="Missing or invalid token."),
+    401: OpenApiResponse(description=UNAUTHORIZED),
     404: OpenApiResponse(description="No such object among yours."),
 }
 
@@ -20,6 +20,10 @@ _ERRORS = {
 class DeploymentLessonsView(APIView):
     @extend_schema(
         responses={200: DeploymentLessonsOutput, **_ERRORS},
+        operation_id="get_deployment_lessons",
+        description="Lessons are what reflection distilled from the deployment's closed trades; the active ones are "
+        "in the agent's system prompt (`get_context`). This lists them and every earlier revision, "
+        "newest first.",
         summary="The deployment's active lessons and every revision, newest first",
         tags=["lessons"],
     )
@@ -38,6 +42,9 @@ class LessonsABView(APIView):
             400: OpenApiResponse(description="Invalid query: `detail` names the parameter and the rule."),
             **_ERRORS,
         },
+        operation_id="get_lessons_ab",
+        description="Whether lessons help: the skill's closed trades grouped by the lessons the agent saw when it "
+        "opened them (and with none), with win rate and PnL per group and their intervals.",
         summary="Closed-trade outcomes per lessons revision, and with no lessons (A/B telemetry)",
         tags=["lessons"],
     )

@@ -9,7 +9,7 @@ from reflection.models import ReflectionNote
 
 
 class ReflectionNoteOutput(serializers.ModelSerializer):
-    skill_id = serializers.IntegerField()
+    skill_id = serializers.IntegerField(help_text="The skill whose trades the note is about.")
     deployment_id = serializers.IntegerField(allow_null=True, help_text="Null for a skill-scoped note.")
     revises_id = serializers.UUIDField(allow_null=True, help_text="The note this revision replaced, if any.")
     author: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
@@ -24,6 +24,33 @@ class ReflectionNoteOutput(serializers.ModelSerializer):
             "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "cost_usd",
             "content_hash", "source", "revises_id", "author",
         ]  # fmt: skip
+        extra_kwargs = {
+            "id": {"help_text": "The note's id (a UUID)."},
+            "skill_version": {"help_text": "The skill version whose trades were considered."},
+            "status": {
+                "help_text": "`active` (in the agent's system prompt), `superseded` (a later note replaced it) or "
+                "`retired` (taken out by staff)."
+            },
+            "generated_at": {"help_text": "When the note was written (UTC)."},
+            "window_start": {"help_text": "The earliest entry among the trades considered (UTC)."},
+            "window_end": {"help_text": "The latest exit among them (UTC): the next reflection starts after it."},
+            "trades_considered": {"help_text": "How many closed trades reflection read."},
+            "lessons_text": {"help_text": "The lessons, as the agent's system prompt shows them (markdown)."},
+            "model_used": {"help_text": "The model that wrote them (or the staff edit's marker)."},
+            "input_tokens": {"help_text": "Input tokens not read from or written to the prompt cache; null: no model."},
+            "output_tokens": {"help_text": "Tokens the model wrote; null: no model call."},
+            "cache_read_input_tokens": {"help_text": "Input tokens read from the prompt cache; null: no model call."},
+            "cache_creation_input_tokens": {
+                "help_text": "Input tokens written to the prompt cache; null: no model call."
+            },
+            "cost_usd": {"help_text": "What the model call cost, USD (decimal string); null: unknown or none."},
+            "content_hash": {
+                "help_text": "The lessons text's hash: trades opened under it carry it as `entry_lessons_hash`."
+            },
+            "source": {
+                "help_text": "`reflection` (a reflection run), `staff_edit` or `promotion` (promoted to skill scope)."
+            },
+        }
 
 
 class DeploymentLessonsOutput(serializers.Serializer):
@@ -32,23 +59,39 @@ class DeploymentLessonsOutput(serializers.Serializer):
 
 
 class PnlIntervalOutput(serializers.Serializer):
-    low = serializers.DecimalField(max_digits=28, decimal_places=8)
-    high = serializers.DecimalField(max_digits=28, decimal_places=8)
+    low = serializers.DecimalField(
+        max_digits=28, decimal_places=8, help_text="The interval's lower end, USD (decimal string)."
+    )
+    high = serializers.DecimalField(
+        max_digits=28, decimal_places=8, help_text="The interval's upper end, USD (decimal string)."
+    )
 
 
 class RateIntervalOutput(serializers.Serializer):
-    low = serializers.DecimalField(max_digits=5, decimal_places=4)
-    high = serializers.DecimalField(max_digits=5, decimal_places=4)
+    low = serializers.DecimalField(
+        max_digits=5, decimal_places=4, help_text="The interval's lower end, a share (decimal string, 4 places)."
+    )
+    high = serializers.DecimalField(
+        max_digits=5, decimal_places=4, help_text="The interval's upper end, a share (decimal string, 4 places)."
+    )
 
 
 _TOO_FEW = f"Fewer than {MIN_TRADES_TO_TELL} closed trades: too few to tell; no interval is given."
 
 
 class TradeFiguresOutput(serializers.Serializer):
-    n_closed = serializers.IntegerField()
-    avg_realized_pnl_usd = serializers.DecimalField(max_digits=28, decimal_places=8, allow_null=True)
+    n_closed = serializers.IntegerField(help_text="Closed trades in the group.")
+    avg_realized_pnl_usd = serializers.DecimalField(
+        max_digits=28,
+        decimal_places=8,
+        allow_null=True,
+        help_text="Average realized PnL per closed trade, USD (decimal string); null: no trades.",
+    )
     win_rate = serializers.DecimalField(
-        max_digits=5, decimal_places=4, allow_null=True, help_text="Share of closed trades with PnL > 0."
+        max_digits=5,
+        decimal_places=4,
+        allow_null=True,
+        help_text="Share of closed trades with PnL > 0 (0..1, decimal string); null: no trades.",
     )
     too_few_trades = serializers.BooleanField(help_text=_TOO_FEW)
     avg_realized_pnl_usd_ci95 = PnlIntervalOutput(
@@ -90,16 +133,18 @@ class DifferenceOutput(serializers.Serializer):
 
 
 class LessonsRevisionOutput(TradeFiguresOutput):
-    content_hash = serializers.CharField()
+    content_hash = serializers.CharField(help_text="The lessons text's hash (`entry_lessons_hash` on trades).")
     generated_at = serializers.DateTimeField(help_text="When this text first became a note.")
-    note_id = serializers.UUIDField()
-    statuses = serializers.ListField(child=serializers.CharField())
+    note_id = serializers.UUIDField(help_text="The first note with this text.")
+    statuses = serializers.ListField(
+        child=serializers.CharField(), help_text="The statuses of the notes with this text (active, superseded, …)."
+    )
     vs_no_lessons = DifferenceOutput(help_text="This revision against the trades opened with no lessons.")
 
 
 class LessonsABOutput(serializers.Serializer):
-    skill_id = serializers.IntegerField()
-    skill_version = serializers.IntegerField(allow_null=True)
+    skill_id = serializers.IntegerField(help_text="The skill.")
+    skill_version = serializers.IntegerField(allow_null=True, help_text="The version asked for; null: all versions.")
     confidence = serializers.FloatField(help_text="The intervals' confidence level (0.95).")
     min_trades_to_tell = serializers.IntegerField(
         help_text="Closed trades a group needs (both groups, for a difference) before an interval is given."

@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from memorysite.api import APIView, Page, paginated, validated
+from memorysite.api import UNAUTHORIZED, APIView, Page, paginated, validated
 from research import answers, selectors, services
 from research.serializers import (
     ContextCheckInput,
@@ -26,7 +26,7 @@ from research.serializers import (
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
-    401: OpenApiResponse(description="Missing or invalid token."),
+    401: OpenApiResponse(description=UNAUTHORIZED),
     404: OpenApiResponse(description="No such object among yours."),
 }
 TAGS = ["research"]
@@ -36,6 +36,9 @@ class ExperimentCheckView(APIView):
     @extend_schema(
         request=ContextCheckInput,
         responses={200: ContextCheckOutput, **_ERRORS},
+        operation_id="check_experiment",
+        description="Before running an experiment, ask whether one with the same context (its fingerprint: the "
+        "cleaned experiment context) was already run, so the research agent does not repeat itself.",
         summary="Before designing: the experiments already run with this context (same fingerprint)",
         tags=TAGS,
     )
@@ -49,6 +52,8 @@ class ExperimentListView(APIView):
     @extend_schema(
         parameters=[ExperimentListQuery],
         responses={200: ExperimentOutput(many=True), **_ERRORS},
+        operation_id="list_experiments",
+        description="Your recorded experiments, newest first, filtered by the query's fields.",
         summary="Your experiments, newest first, filterable by indicator, timeframe, symbol and verdict",
         tags=TAGS,
     )
@@ -64,6 +69,7 @@ class ExperimentListView(APIView):
             **_ERRORS,
             409: OpenApiResponse(description="This context (or this id) was already recorded; names the prior ids."),
         },
+        operation_id="record_experiment",
         summary="Record an experiment (assessment as an object or the seed's markdown)",
         description="Hypotheses and capability requests in the assessment are registered (H_###, req_###); "
         "hypotheses named in tests_hypotheses get this experiment in tested_by and a status from its verdict "
@@ -76,7 +82,13 @@ class ExperimentListView(APIView):
 
 
 class ExperimentDetailView(APIView):
-    @extend_schema(responses={200: ExperimentOutput, **_ERRORS}, summary="One of your experiments", tags=TAGS)
+    @extend_schema(
+        responses={200: ExperimentOutput, **_ERRORS},
+        operation_id="get_experiment",
+        description="One experiment: its context, results and assessment.",
+        summary="One of your experiments",
+        tags=TAGS,
+    )
     def get(self, request, experiment_id: str):
         return Response(ExperimentOutput(selectors.experiment_get(user=request.user, experiment_id=experiment_id)).data)
 
@@ -87,6 +99,8 @@ class HypothesisListView(APIView):
     @extend_schema(
         parameters=[StatusQuery],
         responses={200: HypothesisOutput(many=True), **_ERRORS},
+        operation_id="list_hypotheses",
+        description="The hypotheses your experiments' assessments raised, with their status.",
         summary="Your hypothesis registry",
         tags=TAGS,
     )
@@ -101,6 +115,8 @@ class HypothesisDetailView(APIView):
     @extend_schema(
         request=HypothesisUpdateInput,
         responses={200: HypothesisOutput, **_ERRORS},
+        operation_id="update_hypothesis",
+        description="Set a hypothesis's status: untested, testing, validated, refuted or inconclusive.",
         summary="Set a hypothesis's status (e.g. testing while an experiment runs)",
         tags=TAGS,
     )
@@ -118,6 +134,8 @@ class RequestListView(APIView):
     @extend_schema(
         parameters=[RequestQuery],
         responses={200: RequestOutput(many=True), **_ERRORS},
+        operation_id="list_capability_requests",
+        description="What the research agent asked for (data, indicators, tools) and where each request stands.",
         summary="Your capability requests (staff approve, implement or reject them in admin)",
         tags=TAGS,
     )
@@ -130,6 +148,9 @@ class ResearchContextView(APIView):
     @extend_schema(
         parameters=[ContextQuery],
         responses={200: ResearchContextOutput, **_ERRORS},
+        operation_id="get_research_context",
+        description="The research agent's memory block: put `text` in its prompt before it designs the next "
+        "experiment.",
         summary="The research agent's context: how to use the history, then '## Experiment History', "
         "'## Open Hypotheses' and '## Available Resources' (capabilities implemented at its request)",
         tags=TAGS,

@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from memorysite.api import APIView, Page, paginated
+from memorysite.api import UNAUTHORIZED, APIView, Page, paginated
 from signals import answers, selectors, services
 from signals.memory import STEP_EVOLUTION
 from signals.serializers import (
@@ -21,7 +21,7 @@ from signals.serializers import (
 
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input: `detail` names each field and the rule it broke."),
-    401: OpenApiResponse(description="Missing or invalid token."),
+    401: OpenApiResponse(description=UNAUTHORIZED),
     404: OpenApiResponse(description="No such market among yours."),
 }
 
@@ -30,6 +30,7 @@ class SignalCreateView(APIView):
     @extend_schema(
         request=SignalInput,
         responses={201: SignalCreated, **_ERRORS},
+        operation_id="post_signal",
         summary="Store an agent's signal (the market is created by condition_id on first sight)",
         description="Returns the evolution events the signal shows against the agent's previous signal on "
         "the market: direction_change, probability_shift (> 10 points), confidence_change (> 0.2), "
@@ -54,7 +55,13 @@ class SignalCreateView(APIView):
 class MarketListView(APIView):
     pagination_class = Page
 
-    @extend_schema(responses={200: MarketOutput(many=True), **_ERRORS}, summary="Your markets", tags=["signals"])
+    @extend_schema(
+        responses={200: MarketOutput(many=True), **_ERRORS},
+        operation_id="list_markets",
+        description="The markets your agents have posted signals on.",
+        summary="Your markets",
+        tags=["signals"],
+    )
     def get(self, request):
         return paginated(self, selectors.market_list(user=request.user), MarketOutput)
 
@@ -63,6 +70,7 @@ class MarketMemoryView(APIView):
     @extend_schema(
         parameters=[MemoryQuery],
         responses={200: MemoryOutput, **_ERRORS},
+        operation_id="get_market_memory",
         summary="Each named agent's own latest signals on the market, formatted for its prompt",
         description="One database round trip for all agents. Database trouble never fails the request: "
         "the market lookup or the signals query failing (an error or the query timeout) gives every agent empty "
@@ -82,6 +90,9 @@ class MarketEvolutionView(APIView):
     @extend_schema(
         parameters=[EvolutionQuery],
         responses={200: EvolutionEventOutput(many=True), **_ERRORS},
+        operation_id="list_market_evolution",
+        description="How the agents' views of the market changed, signal to signal (direction changes, probability "
+        "shifts, confidence changes, reasoning evolution), newest first.",
         summary="The evolution events detected on the market, newest first (optionally one agent's)",
         tags=["signals"],
     )

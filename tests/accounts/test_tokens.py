@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from access.keys import key_hash
 from accounts.models import AccountToken
+from memorysite.api import NO_CREDENTIALS
 from tests.factories import PASSWORD, DeploymentFactory, UserFactory, account_key
 
 TOKENS = "/api/v1/auth/tokens/"
@@ -62,7 +63,8 @@ def test_a_revoked_token_is_a_401_at_once_and_stays_listed(owner_api, owner):
     laptop = api_with(created["key"])
     assert owner_api.delete(f"{TOKENS}{created['id']}/").status_code == 204
     response = laptop.get("/api/v1/skills/")
-    assert (response.status_code, response.json()) == (401, {"detail": "Invalid token."})
+    assert response.status_code == 401
+    assert response.json()["detail"].startswith("token revoked at ")
     assert AccountToken.objects.get(pk=created["id"]).revoked_at is not None
     assert owner_api.delete(f"{TOKENS}{created['id']}/").status_code == 204  # again: nothing changes
 
@@ -72,6 +74,31 @@ def test_another_traders_token_is_a_404(owner_api, other):
     response = owner_api.delete(f"{TOKENS}{theirs.pk}/")
     assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
     assert AccountToken.objects.get(pk=theirs.pk).revoked_at is None
+
+
+@pytest.mark.parametrize(
+    ("header", "detail"),
+    [
+        (None, NO_CREDENTIALS),
+        ("at_0123456789abcdef", "Authorization header must read `Token <key>`: the `Token ` prefix is missing"),
+        (
+            "Bearer at_0123",
+            "Authorization header must read `Token <key>`: got the scheme `Bearer`; send `Token`, "
+            "a space, then the key",
+        ),
+        ("Token", "Authorization header must read `Token <key>`: no key"),
+        ("Token at_01 23", "Authorization header must read `Token <key>`: the key must not contain spaces"),
+        ("Token at_" + "0" * 40, "unknown token: no account or runner token has this key"),
+        ("Token rt_" + "0" * 40, "unknown runner token: no runner token has this key"),
+    ],
+)
+def test_a_401_says_what_was_wrong_with_the_authorization_header(header, detail, db):
+    client = APIClient()
+    if header is not None:
+        client.credentials(HTTP_AUTHORIZATION=header)
+    response = client.get("/api/v1/skills/")
+    assert (response.status_code, response.json()) == (401, {"detail": detail})
+    assert response["WWW-Authenticate"] == "Token"
 
 
 def test_an_expired_token_is_a_401_saying_so(owner_api):

@@ -269,7 +269,7 @@ def test_a_revoked_token_is_rejected(world, live_server, kind, tmp_path):
     [error] = leaves(refused.value)
     if kind == "stdio":  # the command refuses the token and exits before serving
         assert isinstance(error, McpError) and error.error.message == "Connection closed"
-        assert "CommandError: token: invalid or revoked runner token" in stderr
+        assert "CommandError: token: runner token revoked at " in stderr
     else:
         assert isinstance(error, httpx.HTTPStatusError) and error.response.status_code == 401
 

@@ -1,0 +1,218 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.paginated_account_token_output_list import PaginatedAccountTokenOutputList
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["offset"] = offset
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/auth/tokens/",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | PaginatedAccountTokenOutputList | None:
+    if response.status_code == 200:
+        response_200 = PaginatedAccountTokenOutputList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | PaginatedAccountTokenOutputList]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+) -> Response[ErrorBody | PaginatedAccountTokenOutputList]:
+    """Your account tokens, newest first, revoked and expired ones included (never their keys)
+
+     Every account token of yours, newest first, with when each was last used; revoked and expired ones
+    stay listed. Keys are never shown again: `key_prefix` tells them apart.
+
+    Args:
+        limit (int | Unset): Number of results to return per page.
+        offset (int | Unset): The initial index from which to return the results.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | PaginatedAccountTokenOutputList]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        offset=offset,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+) -> ErrorBody | PaginatedAccountTokenOutputList | None:
+    """Your account tokens, newest first, revoked and expired ones included (never their keys)
+
+     Every account token of yours, newest first, with when each was last used; revoked and expired ones
+    stay listed. Keys are never shown again: `key_prefix` tells them apart.
+
+    Args:
+        limit (int | Unset): Number of results to return per page.
+        offset (int | Unset): The initial index from which to return the results.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | PaginatedAccountTokenOutputList
+    """
+
+    return sync_detailed(
+        client=client,
+        limit=limit,
+        offset=offset,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+) -> Response[ErrorBody | PaginatedAccountTokenOutputList]:
+    """Your account tokens, newest first, revoked and expired ones included (never their keys)
+
+     Every account token of yours, newest first, with when each was last used; revoked and expired ones
+    stay listed. Keys are never shown again: `key_prefix` tells them apart.
+
+    Args:
+        limit (int | Unset): Number of results to return per page.
+        offset (int | Unset): The initial index from which to return the results.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | PaginatedAccountTokenOutputList]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        offset=offset,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+) -> ErrorBody | PaginatedAccountTokenOutputList | None:
+    """Your account tokens, newest first, revoked and expired ones included (never their keys)
+
+     Every account token of yours, newest first, with when each was last used; revoked and expired ones
+    stay listed. Keys are never shown again: `key_prefix` tells them apart.
+
+    Args:
+        limit (int | Unset): Number of results to return per page.
+        offset (int | Unset): The initial index from which to return the results.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | PaginatedAccountTokenOutputList
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            limit=limit,
+            offset=offset,
+        )
+    ).parsed

@@ -1,0 +1,246 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.list_capability_requests_status import (
+    ListCapabilityRequestsStatus,
+)
+from ...models.paginated_request_output_list import PaginatedRequestOutputList
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+    status: ListCapabilityRequestsStatus | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["offset"] = offset
+
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status
+
+    params["status"] = json_status
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/research/capability-requests/",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | PaginatedRequestOutputList | None:
+    if response.status_code == 200:
+        response_200 = PaginatedRequestOutputList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | PaginatedRequestOutputList]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+    status: ListCapabilityRequestsStatus | Unset = UNSET,
+) -> Response[ErrorBody | PaginatedRequestOutputList]:
+    """Your capability requests (staff approve, implement or reject them in admin)
+
+     What the research agent asked for (data, indicators, tools) and where each request stands.
+
+    Args:
+        limit (int | Unset): Items per page (1-500; default 100).
+        offset (int | Unset): How many items to skip (default 0).
+        status (ListCapabilityRequestsStatus | Unset): Only requests in this status.
+
+            * `pending` - pending
+            * `approved` - approved
+            * `implemented` - implemented
+            * `rejected` - rejected
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | PaginatedRequestOutputList]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        offset=offset,
+        status=status,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+    status: ListCapabilityRequestsStatus | Unset = UNSET,
+) -> ErrorBody | PaginatedRequestOutputList | None:
+    """Your capability requests (staff approve, implement or reject them in admin)
+
+     What the research agent asked for (data, indicators, tools) and where each request stands.
+
+    Args:
+        limit (int | Unset): Items per page (1-500; default 100).
+        offset (int | Unset): How many items to skip (default 0).
+        status (ListCapabilityRequestsStatus | Unset): Only requests in this status.
+
+            * `pending` - pending
+            * `approved` - approved
+            * `implemented` - implemented
+            * `rejected` - rejected
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | PaginatedRequestOutputList
+    """
+
+    return sync_detailed(
+        client=client,
+        limit=limit,
+        offset=offset,
+        status=status,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+    status: ListCapabilityRequestsStatus | Unset = UNSET,
+) -> Response[ErrorBody | PaginatedRequestOutputList]:
+    """Your capability requests (staff approve, implement or reject them in admin)
+
+     What the research agent asked for (data, indicators, tools) and where each request stands.
+
+    Args:
+        limit (int | Unset): Items per page (1-500; default 100).
+        offset (int | Unset): How many items to skip (default 0).
+        status (ListCapabilityRequestsStatus | Unset): Only requests in this status.
+
+            * `pending` - pending
+            * `approved` - approved
+            * `implemented` - implemented
+            * `rejected` - rejected
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | PaginatedRequestOutputList]
+    """
+
+    kwargs = _get_kwargs(
+        limit=limit,
+        offset=offset,
+        status=status,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+    status: ListCapabilityRequestsStatus | Unset = UNSET,
+) -> ErrorBody | PaginatedRequestOutputList | None:
+    """Your capability requests (staff approve, implement or reject them in admin)
+
+     What the research agent asked for (data, indicators, tools) and where each request stands.
+
+    Args:
+        limit (int | Unset): Items per page (1-500; default 100).
+        offset (int | Unset): How many items to skip (default 0).
+        status (ListCapabilityRequestsStatus | Unset): Only requests in this status.
+
+            * `pending` - pending
+            * `approved` - approved
+            * `implemented` - implemented
+            * `rejected` - rejected
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | PaginatedRequestOutputList
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            limit=limit,
+            offset=offset,
+            status=status,
+        )
+    ).parsed

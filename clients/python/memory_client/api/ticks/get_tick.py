@@ -1,0 +1,217 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.tick_detail_output import TickDetailOutput
+from ...types import Response
+
+
+def _get_kwargs(
+    deployment_id: int,
+    snapshot_id: UUID,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/deployments/{deployment_id}/ticks/{snapshot_id}/".format(
+            deployment_id=quote(str(deployment_id), safe=""),
+            snapshot_id=quote(str(snapshot_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | TickDetailOutput | None:
+    if response.status_code == 200:
+        response_200 = TickDetailOutput.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | TickDetailOutput]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    deployment_id: int,
+    snapshot_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorBody | TickDetailOutput]:
+    """What materializing one tick did to the trade ledger (a flip shows as close then open)
+
+     The trade-ledger operations one tick caused, in order (a flip reads as a close then an open);
+    reading it applies any tick not yet applied. A runner token of this deployment may call it.
+
+    Args:
+        deployment_id (int): The deployment's id (`id` from `POST /api/v1/deployments/` or
+            `list_deployments`).
+        snapshot_id (UUID): The tick's snapshot id (`snapshot_id` from `post_tick`), a UUID.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | TickDetailOutput]
+    """
+
+    kwargs = _get_kwargs(
+        deployment_id=deployment_id,
+        snapshot_id=snapshot_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    deployment_id: int,
+    snapshot_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorBody | TickDetailOutput | None:
+    """What materializing one tick did to the trade ledger (a flip shows as close then open)
+
+     The trade-ledger operations one tick caused, in order (a flip reads as a close then an open);
+    reading it applies any tick not yet applied. A runner token of this deployment may call it.
+
+    Args:
+        deployment_id (int): The deployment's id (`id` from `POST /api/v1/deployments/` or
+            `list_deployments`).
+        snapshot_id (UUID): The tick's snapshot id (`snapshot_id` from `post_tick`), a UUID.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | TickDetailOutput
+    """
+
+    return sync_detailed(
+        deployment_id=deployment_id,
+        snapshot_id=snapshot_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    deployment_id: int,
+    snapshot_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorBody | TickDetailOutput]:
+    """What materializing one tick did to the trade ledger (a flip shows as close then open)
+
+     The trade-ledger operations one tick caused, in order (a flip reads as a close then an open);
+    reading it applies any tick not yet applied. A runner token of this deployment may call it.
+
+    Args:
+        deployment_id (int): The deployment's id (`id` from `POST /api/v1/deployments/` or
+            `list_deployments`).
+        snapshot_id (UUID): The tick's snapshot id (`snapshot_id` from `post_tick`), a UUID.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | TickDetailOutput]
+    """
+
+    kwargs = _get_kwargs(
+        deployment_id=deployment_id,
+        snapshot_id=snapshot_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    deployment_id: int,
+    snapshot_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorBody | TickDetailOutput | None:
+    """What materializing one tick did to the trade ledger (a flip shows as close then open)
+
+     The trade-ledger operations one tick caused, in order (a flip reads as a close then an open);
+    reading it applies any tick not yet applied. A runner token of this deployment may call it.
+
+    Args:
+        deployment_id (int): The deployment's id (`id` from `POST /api/v1/deployments/` or
+            `list_deployments`).
+        snapshot_id (UUID): The tick's snapshot id (`snapshot_id` from `post_tick`), a UUID.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | TickDetailOutput
+    """
+
+    return (
+        await asyncio_detailed(
+            deployment_id=deployment_id,
+            snapshot_id=snapshot_id,
+            client=client,
+        )
+    ).parsed
