@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
+from rest_framework import serializers
 
 from ledger import models, services
 from ledger.models import Skill, SkillVersion
@@ -160,3 +161,31 @@ def form_fields(values: dict[str, object], errors: dict[str, list[str]], *, name
             }
         )
     return shown
+
+
+def avoid_rules_errors(text: str) -> list[str]:
+    """What the API would say of these avoid rules (SkillVersionInput's own field), or nothing."""
+    try:
+        SkillVersionInput().fields["avoid_rules"].run_validation(text)
+    except serializers.ValidationError as exc:
+        return [str(message) for message in exc.detail]
+    return []
+
+
+def skill_version_from_changes(*, base: SkillVersion, changes: dict[str, object]) -> FormInput:
+    """The skill's next version: ``base``'s settings with ``changes`` (API field names, values as a form sends
+    them) in place, validated as POST …/versions/ is (services.skill_version_create numbers it latest + 1)."""
+    body: dict[str, object] = {name: getattr(base, name) for name in VERSION_FIELDS}
+    body.update(changes)
+    if isinstance(body.get("avoid_rules"), str):
+        body["avoid_rules"] = str(body["avoid_rules"]).replace("\r\n", "\n")
+    result = FormInput(values=dict(body))
+    data = SkillVersionInput(data=body)
+    if not data.is_valid():
+        result.errors = flatten_errors(data.errors)
+        return result
+    try:
+        result.saved = services.skill_version_create(skill=base.skill, **data.validated_data)
+    except ValidationError as exc:
+        result.errors = _errors(exc)
+    return result
