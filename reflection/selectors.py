@@ -144,6 +144,14 @@ class LessonsRevisionFigures:
     figures: TradeFigures
     estimate: GroupEstimate  # the figures with their 95% intervals (reflection.ab_stats)
     vs_no_lessons: DifferenceEstimate  # this revision minus "no lessons"
+    # Each note holding this text: (status, deployment id or None for skill scope, skill version), active first.
+    # One text can be active in a deployment and retired as its promoted skill-scope copy: a status is a note's.
+    scopes: tuple[tuple[str, int | None, int], ...] = ()
+    number: int = 0  # "revision N" of the skill: the order of first appearance over all its versions
+
+    @property
+    def active(self) -> bool:
+        return NoteStatus.ACTIVE in self.statuses
 
 
 @dataclass(frozen=True)
@@ -186,11 +194,13 @@ def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
     no_lessons = by_hash.get(None, empty)
     baseline = no_lessons.sample()
     groups: dict[str, dict] = {}
-    for note_id, content_hash, status, generated_at in notes.order_by("generated_at", "id").values_list(
-        "id", "content_hash", "status", "generated_at"
-    ):
-        group = groups.setdefault(content_hash, {"first": generated_at, "id": note_id, "statuses": set()})
+    for note_id, content_hash, status, generated_at, deployment_id, skill_version in notes.order_by(
+        "generated_at", "id"
+    ).values_list("id", "content_hash", "status", "generated_at", "deployment_id", "skill_version"):
+        group = groups.setdefault(content_hash, {"first": generated_at, "id": note_id, "statuses": set(), "scopes": []})
         group["statuses"].add(status)
+        group["scopes"].append((status, deployment_id, skill_version))
+    numbers = revision_numbers(skill=skill) if version is not None else {h: n for n, h in enumerate(groups, 1)}
     revisions = []
     for content_hash, group in groups.items():
         figures = by_hash.get(content_hash, empty)
@@ -203,9 +213,22 @@ def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
                 figures=figures,
                 estimate=estimate_group(figures.sample()),
                 vs_no_lessons=compare_with_baseline(figures.sample(), baseline),
+                scopes=tuple(sorted(group["scopes"], key=lambda scope: scope[0] != NoteStatus.ACTIVE)),
+                number=numbers.get(content_hash, 0),
             )
         )
     return LessonsAB(revisions=tuple(revisions), no_lessons=no_lessons, no_lessons_estimate=estimate_group(baseline))
+
+
+def revision_numbers(*, skill: Skill) -> dict[str, int]:
+    """Each lessons text (content_hash) of the skill numbered by its first appearance, 1 first, over all
+    versions and scopes: the names the lessons page gives revisions ("revision 3"), stable under its filters."""
+    numbers: dict[str, int] = {}
+    for content_hash in (
+        ReflectionNote.objects.filter(skill=skill).order_by("generated_at", "id").values_list("content_hash", flat=True)
+    ):
+        numbers.setdefault(content_hash, len(numbers) + 1)
+    return numbers
 
 
 # -- lessons history page (reflection/views.py) -------------------------------------------------------
@@ -227,8 +250,9 @@ def note_scope(note: ReflectionNote) -> tuple[str, int]:
 
 
 def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[LessonsHistoryEntry]:
-    """Every note of the skill (all deployments and skill scope; one version when given), newest
-    first, each with a line diff against the previous note of its scope by generated_at.
+    """Every note of the skill (all deployments and skill scope; one version when given): the active ones
+    (what agents see now) first, then the rest, each part newest first; each with a line diff against the
+    previous note of its scope by generated_at.
 
     One query. Scopes never span versions, so filtering by version keeps every diff."""
     notes = skill_notes(skill=skill)
@@ -236,7 +260,7 @@ def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[L
         notes = notes.filter(skill_version=version)
     pairs = pair_with_previous(notes, scope=note_scope)
     by_id = {note.pk: note for note, _ in pairs}
-    return [
+    entries = [
         LessonsHistoryEntry(
             note=note,
             previous=previous,
@@ -245,6 +269,7 @@ def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[L
         )
         for note, previous in reversed(pairs)
     ]
+    return sorted(entries, key=lambda entry: entry.note.status != NoteStatus.ACTIVE)  # stable: newest first in each
 
 
 def skill_deployments_behind(*, skill: Skill) -> QuerySet[Deployment]:

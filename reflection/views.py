@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from django import forms
+from django.conf import settings as django_settings
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
@@ -130,10 +131,13 @@ def skill_lessons(request, skill_id: int):
             generated_at=revision.generated_at,
             statuses=revision.statuses,
             note_id=revision.first_note_id,
+            number=revision.number,
+            scopes=[{"status": status, "deployment_id": d, "skill_version": v} for status, d, v in revision.scopes],
         )
         for revision in ab.revisions
     ]
     no_lessons = _figures_row(NO_LESSONS, ab.no_lessons, ab.no_lessons_estimate)
+    numbers = {revision.content_hash: revision.number for revision in ab.revisions}
     context = {
         "skill": skill,
         "versions": [v for v in versions if version is None or v.version == version],
@@ -141,7 +145,11 @@ def skill_lessons(request, skill_id: int):
         "version": version,
         "version_value": "" if version is None else str(version),
         "page_url": reverse("skill-lessons", args=[skill.pk]),
-        "history": selectors.skill_lessons_history(skill=skill, version=version),
+        "history": [
+            (entry, numbers.get(entry.note.content_hash))
+            for entry in selectors.skill_lessons_history(skill=skill, version=version)
+        ],
+        "default_model": django_settings.REFLECTION_MODEL,
         "ab_rows": ab_rows,
         "no_lessons": no_lessons,
         "min_trades_to_tell": MIN_TRADES_TO_TELL,

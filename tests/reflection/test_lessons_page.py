@@ -220,7 +220,7 @@ class TestHistory:
         assert "Breakout BTC" in content
         expected = [lessons.c3, lessons.promoted, lessons.b1, lessons.a1]
         assert history_ids(content) == [str(note.pk) for note in expected]
-        assert "4 revisions, newest first" in content
+        assert "4 notes, active first, then newest first" in content
 
     def test_each_note_shows_its_provenance(self, client, owner, lessons):
         client.force_login(owner)
