@@ -27,6 +27,7 @@ from recall import selectors as recall_selectors
 from recall.embeddings import get_embedder
 from recall.situations import SituationMemory
 from reflection import selectors as reflection_selectors
+from reflection.models import ReflectionNote
 
 SIMILAR_SITUATIONS_KEY = "similar_situations"
 MANUAL_KEY = "manual"
@@ -253,17 +254,22 @@ def deployment_system_prompt(
     ``reads.degraded`` (without, it raises). ``avoid_rules``: the preview's "what if" rules in place of the
     skill version's."""
     skill_version = deployment.skill_version
-    note = None
+    note, vetoed = None, frozenset[str]()
     # active_lessons_hash is kept in step with the active note: no lessons, no query.
     if deployment.active_lessons_hash:
+
+        def lessons() -> tuple[ReflectionNote | None, frozenset[str]]:
+            return reflection_selectors.active_note_and_vetoes(deployment=deployment)
+
         if reads is None:
-            note = reflection_selectors.active_note(deployment=deployment)
+            note, vetoed = lessons()
         else:
-            note = reads.read(LESSONS_KEY, lambda: reflection_selectors.active_note(deployment=deployment), None)
+            note, vetoed = reads.read(LESSONS_KEY, lessons, (None, frozenset()))
     return compose_system_prompt_segments(
         strategy_text=skill_version.strategy_text,
         avoid_rules=skill_version.avoid_rule_list if avoid_rules is None else avoid_rules,
         lessons=note.lessons_text if note else None,
+        vetoed=vetoed,
     )
 
 

@@ -127,6 +127,30 @@ def bullet_key(bullet: str) -> str:
     return " ".join(text.split())
 
 
+_SLOT_NAMES = frozenset(slot.casefold() for slot in SLOTS)
+
+
+def lesson_bullet_texts(lessons: str) -> list[str]:
+    """The note's bullets, in its order, without their "- ": what the agent's prompt lists
+    (``agentcontext.prompt.lessons_bullets``) and the trader vetoes or pins. The slot headings (``### Entry
+    timing``…) and the empty-slot marker are the reflection format's, not lessons: they are left out. Any other
+    line (a staff edit's prose, another heading) becomes a bullet of its own, its leading ``#``/``-``/``*``
+    markers dropped, so nothing the note says is lost and no line of it reads as a heading."""
+    bullets = []
+    for raw in clean_text_block(lessons).split("\n"):
+        line = raw.strip()
+        heading = line.lstrip("#")
+        if line.startswith("#") and (not heading or heading[0] == " "):
+            if heading.strip().casefold() in _SLOT_NAMES:
+                continue
+            line = heading.strip()
+        elif line[:2] in ("- ", "* "):
+            line = line[2:].strip()
+        if line and line != EMPTY_SLOT:
+            bullets.append(line)
+    return bullets
+
+
 @dataclass(frozen=True)
 class ReflectionInput:
     """Everything one reflection run reads: the trades window (exit order), the skill, prior lessons."""

@@ -6,13 +6,14 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Avg, Count, F, Q, QuerySet, StdDev
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import Avg, Count, F, OuterRef, Q, QuerySet, StdDev
 
 from ledger.models import Deployment, Skill, TradeHistory, TradeStatus
 from reflection.ab_stats import DifferenceEstimate, GroupEstimate, TradeSample, compare_with_baseline, estimate_group
 from reflection.core import WINDOW_TRADES, ReflectionTrade
 from reflection.diffing import LineDiff, line_diff, pair_with_previous
-from reflection.models import NoteSource, NoteStatus, ReflectionNote
+from reflection.models import LessonVerdict, NoteSource, NoteStatus, ReflectionNote, VerdictKind
 
 
 def active_note(*, deployment: Deployment) -> ReflectionNote | None:
@@ -28,6 +29,37 @@ def active_note(*, deployment: Deployment) -> ReflectionNote | None:
         .order_by("deployment_id")  # the deployment's own note first (NULLs sort last)
         .first()
     )
+
+
+def active_note_and_vetoes(*, deployment: Deployment) -> tuple[ReflectionNote | None, frozenset[str]]:
+    """``active_note`` and the bullets the trader vetoed on its skill, in the same one query (the per-tick
+    context reads it): the note carries them as an array subquery."""
+    vetoes = LessonVerdict.objects.filter(skill_id=OuterRef("skill_id"), verdict=VerdictKind.VETO).values("bullet")
+    skill_version = deployment.skill_version
+    note = (
+        ReflectionNote.objects.filter(status=NoteStatus.ACTIVE)
+        .filter(
+            Q(deployment=deployment)
+            | Q(deployment__isnull=True, skill_id=skill_version.skill_id, skill_version=skill_version.version)
+        )
+        .annotate(vetoed_bullets=ArraySubquery(vetoes))
+        .order_by("deployment_id")  # the deployment's own note first (NULLs sort last), as active_note
+        .first()
+    )
+    return note, frozenset(note.vetoed_bullets) if note is not None else frozenset()
+
+
+def lesson_verdicts(*, skill_id: int) -> dict[str, str]:
+    """The trader's verdicts on the skill's lessons bullets: bullet_key → "veto" or "pin" (row-level security
+    keeps them the skill owner's)."""
+    return dict(LessonVerdict.objects.filter(skill_id=skill_id).values_list("bullet", "verdict"))
+
+
+def vetoed_and_pinned(verdicts: dict[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(vetoed, pinned) bullets, each sorted: what the next reflection is told."""
+    vetoed = tuple(sorted(bullet for bullet, verdict in verdicts.items() if verdict == VerdictKind.VETO))
+    pinned = tuple(sorted(bullet for bullet, verdict in verdicts.items() if verdict == VerdictKind.PIN))
+    return vetoed, pinned
 
 
 def active_skill_notes(*, skill: Skill) -> list[ReflectionNote]:

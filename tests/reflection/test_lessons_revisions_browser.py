@@ -28,3 +28,29 @@ def test_it_names_revisions_and_shows_each_notes_status(page, console_errors, ar
     not_wider_than_the_window(page)
     page.screenshot(path=str(artifacts / f"lessons-{viewport}-revisions.png"), full_page=True, caret="initial")
     assert console_errors == []
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_it_vetoes_a_bullet_and_takes_the_veto_back(page, console_errors, artifacts, owner, owner_api, viewport):  # noqa: F811
+    from reflection.models import LessonVerdict
+    from tests.reflection.test_lesson_verdicts import VETOED, lessons_segment, make_lessoned
+
+    deployment = make_lessoned(owner, owner_api)
+    page.set_viewport_size(VIEWPORTS[viewport])
+    log_in(page, owner.username, PASSWORD)
+    page.goto(reverse("skill-lessons", args=[deployment.skill_version.skill_id]))
+    page.get_by_role("button", name=f"Veto: {VETOED}").click()
+    page.wait_for_load_state()
+    sync_api.expect(page.locator(".messages")).to_contain_text(f"Vetoed “{VETOED}”")
+    sync_api.expect(page.locator(".bullet-veto")).to_contain_text("vetoed: not in the prompt")
+    sync_api.expect(page.locator("#verdicts")).to_contain_text(VETOED)
+    assert VETOED not in lessons_segment(owner_api, deployment)
+    not_wider_than_the_window(page)
+    page.screenshot(path=str(artifacts / f"lessons-{viewport}-vetoed.png"), full_page=True, caret="initial")
+
+    page.locator(".bullet-veto").get_by_role("button", name=f"Take back the verdict on: {VETOED}").click()
+    page.wait_for_load_state()
+    sync_api.expect(page.locator(".bullet-veto")).to_have_count(0)
+    assert not LessonVerdict.objects.exists()
+    assert f"- {VETOED}" in lessons_segment(owner_api, deployment)
+    assert console_errors == []
