@@ -4,6 +4,8 @@ trader's (row-level security), another trader's skill is a 404."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.db import ProgrammingError, transaction
 from django.urls import reverse
@@ -15,6 +17,7 @@ from reflection.core import ReflectionCadence
 from reflection.models import LessonVerdict
 from tests.agentcontext.test_preview_page import TinyEngine, materialized
 from tests.factories import DeploymentFactory
+from tests.ledger.test_trades_page import T0
 from tests.reflection.test_lessons_page import FixedEngine, minutes, round_trips
 
 NOTE = "### Entry timing\n- BTC breakouts won 2/2 (+$15 total)\n### Sizing\n- halve size on ETH\n### Exit timing\n- cut at -2%"
@@ -137,3 +140,42 @@ class TestOwnership:
         page = client.get(reverse("skill-lessons", args=[lessoned.skill_version.skill_id])).content.decode()
         assert page.count('aria-label="Veto: ') == 3
         assert 'aria-label="Veto: halve size on ETH"' in page
+
+
+class RecordingEngine:
+    """The statistical engine, recording what each run was told."""
+
+    def __init__(self):
+        from reflection.statistical import StatisticalReflectionEngine
+
+        self.engine = StatisticalReflectionEngine()
+        self.inputs: list = []
+
+    def reflect(self, inp):
+        self.inputs.append(inp)
+        return self.engine.reflect(inp)
+
+
+def test_a_backtest_run_through_the_sim_ledger_is_told_what_the_live_run_is(client, owner, owner_api, lessoned):
+    """Sim/live parity: ledger.sim.SimLedger with the skill version's sim_reflection hands every reflection run the
+    same vetoed and pinned bullets the live reflection_run reads."""
+    from ledger.management.commands.simulate import tick_bodies
+    from ledger.sim import SimLedger
+
+    client.force_login(owner)
+    verdict(client, lessoned, VETOED, "veto")
+    verdict(client, lessoned, "cut at -2%", "pin")
+    round_trips(owner_api, lessoned, 10, [("ETH", 1, 100, 90)])
+    live = FixedEngine(NOTE)
+    services.reflection_run(deployment_id=materialized(lessoned).pk, engine=live, now=minutes(16))
+
+    version = lessoned.skill_version
+    version.reflection_cadence, version.reflection_every_n_trades = "per_n_trades", 3
+    sim_engine = RecordingEngine()
+    sim = SimLedger(reflection=services.sim_reflection(skill_version=version, engine=sim_engine))
+    for index, (at, body) in enumerate(tick_bodies(ticks=120, seed=7, end_at=T0 + dt.timedelta(hours=10))):
+        sim.record_tick(snapshot_id=str(index), tick_at=at, payload=body)
+
+    assert sim_engine.inputs, "the backtest never reflected"
+    told = {(inp.vetoed_bullets, inp.pinned_bullets) for inp in sim_engine.inputs}
+    assert told == {(live.inputs[0].vetoed_bullets, live.inputs[0].pinned_bullets)} == {((VETOED,), ("cut at -2%",))}
