@@ -28,11 +28,15 @@ __all__ = [
     "SEGMENT_KEYS",
     "SEGMENT_LABELS",
     "BudgetCheck",
+    "ComparedPart",
+    "MemoryOff",
     "PreviewPart",
     "PromptPreview",
     "budget_check",
     "budgeted_tokens",
     "build_preview",
+    "compare",
+    "memory_off",
     "section_parts",
     "segment_parts",
     "with_placeholder_lessons",
@@ -238,4 +242,59 @@ def build_preview(
         manual_tokens=context.token_estimate["per_section"].get(MANUAL_SECTION, 0),
         manual_cap=manual_cap,
         degraded=tuple(key for key in DEGRADABLE_SECTIONS if key in degraded or key in context.degraded),
+    )
+
+
+@dataclass(frozen=True)
+class MemoryOff:
+    """What "memory off" takes out of the runner's context and, said as plainly, what it leaves in.
+
+    ``removed``: the labels of the memory-only sections (``MEMORY_ONLY_SECTIONS``). ``kept_sections``: the
+    user-message sections still sent, (label, tokens), in context order. ``lessons_tokens``: the system prompt's
+    lessons segment, which memory off does not touch (0: no lessons). ``system_tokens``: the whole system prompt."""
+
+    removed: tuple[str, ...]
+    kept_sections: tuple[tuple[str, int], ...]
+    lessons_tokens: int
+    system_tokens: int
+
+
+def memory_off(preview: PromptPreview) -> MemoryOff:
+    return MemoryOff(
+        removed=tuple(SECTION_LABELS[key] for key in SECTION_KEYS if key in MEMORY_ONLY_SECTIONS),
+        kept_sections=tuple(
+            (part.label, part.tokens)
+            for part in preview.sections
+            if part.key not in MEMORY_ONLY_SECTIONS and part.text is not None
+        ),
+        lessons_tokens=next(part.tokens for part in preview.segments if part.key == "lessons"),
+        system_tokens=preview.system_tokens,
+    )
+
+
+@dataclass(frozen=True)
+class ComparedPart:
+    """One row of the before/after token table: estimated tokens with the saved settings and the what-if ones."""
+
+    label: str
+    before: int
+    after: int
+    total: bool = False
+
+    @property
+    def change(self) -> int:
+        return self.after - self.before
+
+
+def compare(before: PromptPreview, after: PromptPreview) -> tuple[ComparedPart, ...]:
+    """Part by part (segments, then sections), then the system prompt, the memory block and both together."""
+    parts = [
+        ComparedPart(old.label, old.tokens, new.tokens)
+        for old, new in zip((*before.segments, *before.sections), (*after.segments, *after.sections), strict=True)
+    ]
+    return (
+        *parts,
+        ComparedPart("System prompt", before.system_tokens, after.system_tokens, total=True),
+        ComparedPart("Memory sections", before.memory_tokens, after.memory_tokens, total=True),
+        ComparedPart("Total", before.total_tokens, after.total_tokens, total=True),
     )

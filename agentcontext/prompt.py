@@ -21,11 +21,11 @@ line such as "## System" inside it cannot read as a section of this prompt.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 
 from memorysite.text import clean_text_block as _clean
-from reflection.core import EMPTY_SLOT, SLOTS
+from reflection.core import EMPTY_SLOT, bullet_key, lesson_bullet_texts
 
 HEADER = (
     "You are a trading agent. Each tick you receive market data, your portfolio and your own track record, "
@@ -43,7 +43,6 @@ FOOTER = (
 SEGMENT_SEPARATOR = "\n\n"
 # A note with no bullet at all (every slot empty) still shows the agent that lessons are active.
 NO_LESSON_BULLETS = f"- {EMPTY_SLOT}"
-_SLOT_NAMES = frozenset(slot.casefold() for slot in SLOTS)
 
 
 @dataclass(frozen=True)
@@ -59,12 +58,14 @@ class SystemPromptSegments:
 
 
 def compose_system_prompt_segments(
-    *, strategy_text: str, avoid_rules: Sequence[str], lessons: str | None
+    *, strategy_text: str, avoid_rules: Sequence[str], lessons: str | None, vetoed: Collection[str] = ()
 ) -> SystemPromptSegments:
+    """``vetoed``: the bullets the trader vetoed (``reflection.core.bullet_key`` of each); they leave the lessons
+    segment. None vetoed: the segment is byte for byte what it was before vetoes existed."""
     rules = [_clean(rule) for rule in avoid_rules]
     rules = [" ".join(rule.split()) for rule in rules if rule.strip()]
     leash_lines = [f"- {rule}" for rule in rules] or [NO_AVOID_RULES]
-    lessons_text = "\n".join(lessons_bullets(lessons)) if lessons is not None and _clean(lessons) else ""
+    lessons_text = "\n".join(lessons_bullets(lessons, vetoed=vetoed)) if lessons is not None and _clean(lessons) else ""
     return SystemPromptSegments(
         header=HEADER,
         leash="\n".join([LEASH_HEADING, *leash_lines]),
@@ -74,24 +75,12 @@ def compose_system_prompt_segments(
     )
 
 
-def lessons_bullets(lessons: str) -> list[str]:
+def lessons_bullets(lessons: str, *, vetoed: Collection[str] = ()) -> list[str]:
     """The note's text as the seed's prompt shape: one ``- <bullet>`` line per bullet, slot by slot in the
-    note's order. The slot headings (``### Entry timing``…) and the empty-slot marker are the reflection
-    format's, not lessons: they are left out. Any other line (a staff edit's prose, another heading)
-    becomes a bullet of its own, its leading ``#``/``-``/``*`` markers dropped, so nothing the note says is
-    lost and no line of it reads as a heading. No bullet at all: ``NO_LESSON_BULLETS``."""
-    bullets = []
-    for raw in _clean(lessons).split("\n"):
-        line = raw.strip()
-        heading = line.lstrip("#")
-        if line.startswith("#") and (not heading or heading[0] == " "):
-            if heading.strip().casefold() in _SLOT_NAMES:
-                continue
-            line = heading.strip()
-        elif line[:2] in ("- ", "* "):
-            line = line[2:].strip()
-        if line and line != EMPTY_SLOT:
-            bullets.append(f"- {line}")
+    note's order (``reflection.core.lesson_bullet_texts``: the slot headings and the empty-slot marker are the
+    reflection format's, not lessons; any other line becomes a bullet of its own). A bullet whose ``bullet_key``
+    is in ``vetoed`` is left out. No bullet at all (none written, or every one vetoed): ``NO_LESSON_BULLETS``."""
+    bullets = [f"- {line}" for line in lesson_bullet_texts(lessons) if not (vetoed and bullet_key(line) in vetoed)]
     return bullets or [NO_LESSON_BULLETS]
 
 

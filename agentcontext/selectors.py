@@ -27,6 +27,7 @@ from recall import selectors as recall_selectors
 from recall.embeddings import get_embedder
 from recall.situations import SituationMemory
 from reflection import selectors as reflection_selectors
+from reflection.models import ReflectionNote
 
 SIMILAR_SITUATIONS_KEY = "similar_situations"
 MANUAL_KEY = "manual"
@@ -61,11 +62,12 @@ def deployment_context(
     recent_trades_k: int | None = None,
     memory_enabled: bool | None = None,
     manual: ManualSettings | None = None,
+    avoid_rules: list[str] | None = None,
 ) -> DeploymentContext:
-    """The context endpoint's memory block and system prompt (and the preview's, with its "what if" settings in
-    place of the skill version's: None is the skill version's), every section read on its own under the
-    section timeout (``agentcontext.degrade``): a failed read empties its section and is named in ``degraded``,
-    the rest is served."""
+    """The context endpoint's memory block and system prompt (and the preview's, with its "what if" settings,
+    ``avoid_rules`` a list of rules, in place of the skill version's: None is the skill version's), every section
+    read on its own under the section timeout (``agentcontext.degrade``): a failed read empties its section and is
+    named in ``degraded``, the rest is served."""
     skill_version = deployment.skill_version
     with section_reads(deployment_id=deployment.pk) as reads:
         memory = deployment_memory_context_with(
@@ -75,7 +77,7 @@ def deployment_context(
             manual=manual,
             reads=reads,
         )
-        segments = deployment_system_prompt(deployment=deployment, reads=reads)
+        segments = deployment_system_prompt(deployment=deployment, reads=reads, avoid_rules=avoid_rules)
     return DeploymentContext(memory=memory, segments=segments, degraded=reads.degraded)
 
 
@@ -244,22 +246,30 @@ def _live_inputs(reads: SectionReads, deployment: Deployment, recent_k: int) -> 
     )
 
 
-def deployment_system_prompt(*, deployment: Deployment, reads: SectionReads | None = None) -> SystemPromptSegments:
+def deployment_system_prompt(
+    *, deployment: Deployment, reads: SectionReads | None = None, avoid_rules: list[str] | None = None
+) -> SystemPromptSegments:
     """The agent's system prompt segments: the skill version's text plus the active lessons, if any. With
     ``reads`` the lessons are one of them: a database error leaves the segment out and names ``lessons`` in
-    ``reads.degraded`` (without, it raises)."""
+    ``reads.degraded`` (without, it raises). ``avoid_rules``: the preview's "what if" rules in place of the
+    skill version's."""
     skill_version = deployment.skill_version
-    note = None
+    note, vetoed = None, frozenset[str]()
     # active_lessons_hash is kept in step with the active note: no lessons, no query.
     if deployment.active_lessons_hash:
+
+        def lessons() -> tuple[ReflectionNote | None, frozenset[str]]:
+            return reflection_selectors.active_note_and_vetoes(deployment=deployment)
+
         if reads is None:
-            note = reflection_selectors.active_note(deployment=deployment)
+            note, vetoed = lessons()
         else:
-            note = reads.read(LESSONS_KEY, lambda: reflection_selectors.active_note(deployment=deployment), None)
+            note, vetoed = reads.read(LESSONS_KEY, lessons, (None, frozenset()))
     return compose_system_prompt_segments(
         strategy_text=skill_version.strategy_text,
-        avoid_rules=skill_version.avoid_rule_list,
+        avoid_rules=skill_version.avoid_rule_list if avoid_rules is None else avoid_rules,
         lessons=note.lessons_text if note else None,
+        vetoed=vetoed,
     )
 
 

@@ -6,9 +6,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import QueryDict
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
@@ -16,6 +18,7 @@ from agentcontext import preview as preview_lib
 from agentcontext.formatting import RECENT_TRADES_K_MAX, RECENT_TRADES_K_MIN
 from agentcontext.manual import ManualSettings
 from agentcontext.selectors import deployment_context, manual_settings
+from ledger import forms as ledger_forms
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
 from ledger.models import MANUAL_K_MAX, MANUAL_K_MIN, MANUAL_TOKEN_CAP_MAX, MANUAL_TOKEN_CAP_MIN
@@ -27,6 +30,7 @@ PLACEHOLDER_PARAM = "placeholder"
 MANUAL_PARAM = "manual"
 MANUAL_K_PARAM = "manual_k"
 MANUAL_CAP_PARAM = "manual_cap"
+AVOID_PARAM = "avoid_rules"  # the edited avoid rules, one a line; absent: the skill version's
 ON, OFF = "on", "off"
 SHOW, HIDE = "show", "hide"
 
@@ -50,6 +54,7 @@ BAD_MANUAL_CAP = (
     "Invalid query parameter “manual_cap”: {value!r} is not a whole number from "
     f"{MANUAL_TOKEN_CAP_MIN} to {MANUAL_TOKEN_CAP_MAX}. Leave it empty for the skill version's own ({{saved}})."
 )
+BAD_AVOID = "Invalid “avoid_rules”: {rule}."
 BAD_PLACEHOLDER = (
     "Invalid query parameter “placeholder”: {value!r} is not “show” or “hide”. Leave it empty to show the placeholder."
 )
@@ -64,6 +69,16 @@ class PreviewSettings:
     memory_enabled: bool
     show_placeholder: bool
     manual: ManualSettings
+    avoid_rules: str  # as edited (LF line breaks); the prompt's leash is avoid_rule_list
+
+    @property
+    def avoid_rule_list(self) -> list[str]:
+        return _rule_list(self.avoid_rules)
+
+
+def _rule_list(text: str) -> list[str]:
+    """One rule a line, blank lines dropped: as ledger.models.SkillVersion.avoid_rule_list reads its text."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 class BadParameters(ValueError):
@@ -93,10 +108,14 @@ def _on_off(query: QueryDict, name: str, saved: bool, message: str, errors: list
 
 
 def _parse_settings(
-    query: QueryDict, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings
+    query: QueryDict, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings, saved_avoid: str
 ) -> PreviewSettings:
-    """The settings from the query string; an empty or missing value means the saved one (or "show")."""
+    """The settings from the query string; an empty or missing value means the saved one (or "show"). The avoid
+    rules are the exception: present, even empty, they are the edited rules (an empty box is no rules)."""
     errors: list[str] = []
+    avoid = query[AVOID_PARAM].replace("\r\n", "\n") if AVOID_PARAM in query else saved_avoid
+    for rule in ledger_forms.avoid_rules_errors(avoid):
+        errors.append(BAD_AVOID.format(rule=rule))
     k = _whole_number(query, K_PARAM, RECENT_TRADES_K_MIN, RECENT_TRADES_K_MAX, saved_k, BAD_K, errors)
     memory = _on_off(query, MEMORY_PARAM, saved_memory, BAD_MEMORY, errors)
     manual = ManualSettings(
@@ -121,19 +140,30 @@ def _parse_settings(
             errors.append(BAD_PLACEHOLDER.format(value=query.get(PLACEHOLDER_PARAM)))
     if errors:
         raise BadParameters(errors)
-    return PreviewSettings(recent_trades_k=k, memory_enabled=memory, show_placeholder=show_placeholder, manual=manual)
+    return PreviewSettings(
+        recent_trades_k=k, memory_enabled=memory, show_placeholder=show_placeholder, manual=manual, avoid_rules=avoid
+    )
 
 
-def _is_saved(settings: PreviewSettings, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings) -> bool:
+def _is_saved(
+    settings: PreviewSettings, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings, saved_avoid: str
+) -> bool:
     return (
         settings.recent_trades_k == saved_k
         and settings.memory_enabled == saved_memory
         and settings.manual == saved_manual
+        and settings.avoid_rule_list == _rule_list(saved_avoid)
     )
 
 
 def _page_url(
-    deployment_id: int, settings: PreviewSettings, *, saved_k: int, saved_memory: bool, saved_manual: ManualSettings
+    deployment_id: int,
+    settings: PreviewSettings,
+    *,
+    saved_k: int,
+    saved_memory: bool,
+    saved_manual: ManualSettings,
+    saved_avoid: str,
 ) -> str:
     """The page's canonical URL: only the settings that differ from the saved ones (and the default view)."""
     query: dict[str, object] = {}
@@ -147,6 +177,8 @@ def _page_url(
         query[MANUAL_K_PARAM] = settings.manual.k
     if settings.manual.token_cap != saved_manual.token_cap:
         query[MANUAL_CAP_PARAM] = settings.manual.token_cap
+    if settings.avoid_rule_list != _rule_list(saved_avoid):
+        query[AVOID_PARAM] = settings.avoid_rules
     if not settings.show_placeholder:
         query[PLACEHOLDER_PARAM] = HIDE
     url = reverse("deployment-preview", args=[deployment_id])
@@ -181,13 +213,24 @@ def deployment_preview(request, deployment_id: int):
     ``agentcontext.preview.MEMORY_TOKEN_BUDGET`` = 1,100 estimated tokens, and states both figures.
     """
     deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=deployment_id)
-    skill_version = deployment.skill_version
-    saved = {
+    return _preview_response(request, deployment, request.GET, partial=wants_partial(request))
+
+
+def _saved_settings(skill_version) -> dict:
+    return {
         "saved_k": skill_version.recent_trades_k,
         "saved_memory": skill_version.memory_enabled,
         "saved_manual": manual_settings(skill_version),
+        "saved_avoid": skill_version.avoid_rules,
     }
-    htmx_partial = wants_partial(request)
+
+
+def _preview_response(request, deployment, query: QueryDict, *, partial: bool, save_errors: dict | None = None):
+    """The preview page (or its body, to htmx) for the settings in ``query``; ``save_errors``: what the API's
+    rules said of the last "save as a new version" (by preview parameter), shown under each control."""
+    skill_version = deployment.skill_version
+    saved = _saved_settings(skill_version)
+    htmx_partial = partial
     context = {
         "deployment": deployment,
         "skill_version": skill_version,
@@ -198,17 +241,20 @@ def deployment_preview(request, deployment_id: int):
         "manual_cap_min": MANUAL_TOKEN_CAP_MIN,
         "manual_cap_max": MANUAL_TOKEN_CAP_MAX,
         "form_url": reverse("deployment-preview", args=[deployment.pk]),
+        "save_url": reverse("deployment-preview-save", args=[deployment.pk]),
         "api_url": reverse("api-context", args=[deployment.pk]),
+        "save_errors": save_errors or {},
     }
     try:
-        settings = _parse_settings(request.GET, **saved)
+        settings = _parse_settings(query, **saved)
     except BadParameters as exc:
         context.update(
             error=str(exc),
             values={
-                name: request.GET.get(name, "")
+                name: query.get(name, "")
                 for name in (K_PARAM, MEMORY_PARAM, PLACEHOLDER_PARAM, MANUAL_PARAM, MANUAL_K_PARAM, MANUAL_CAP_PARAM)
             },
+            avoid_rules=query.get(AVOID_PARAM, skill_version.avoid_rules),
             has_lessons=bool(deployment.active_lessons_hash),
         )
         template = "agentcontext/_preview_body.html" if htmx_partial else "agentcontext/preview.html"
@@ -227,6 +273,7 @@ def deployment_preview(request, deployment_id: int):
             recent_trades_k=settings.recent_trades_k,
             memory_enabled=settings.memory_enabled,
             manual=settings.manual,
+            avoid_rules=settings.avoid_rule_list,
         )
     segments = read.segments
     preview = preview_lib.build_preview(
@@ -238,6 +285,21 @@ def deployment_preview(request, deployment_id: int):
         manual_cap=settings.manual.token_cap,
         degraded=read.degraded,
     )
+    comparison = None
+    if what_if:  # before (the saved settings, what the runner gets now) beside after (these)
+        before_read = deployment_context(deployment=deployment)
+        before = preview_lib.build_preview(
+            segments=before_read.segments,
+            context=before_read.memory,
+            memory_enabled=skill_version.memory_enabled,
+            show_placeholder=settings.show_placeholder,
+            manual_enabled=skill_version.manual_enabled,
+            manual_cap=skill_version.manual_token_cap,
+            degraded=before_read.degraded,
+        )
+        comparison = preview_lib.compare(before, preview)
+        latest = ledger_selectors.skill_latest_version(skill=skill_version.skill)
+        context["next_version"] = (latest.version if latest else skill_version.version) + 1
     context.update(
         settings=settings,
         values={
@@ -248,12 +310,59 @@ def deployment_preview(request, deployment_id: int):
             MANUAL_K_PARAM: str(settings.manual.k),
             MANUAL_CAP_PARAM: str(settings.manual.token_cap),
         },
+        avoid_rules=settings.avoid_rules,
         has_lessons=segments.lessons is not None,
         what_if=what_if,
         preview=preview,
         budget=preview.budget,
+        comparison=comparison,
+        memory_off=preview_lib.memory_off(preview) if not settings.memory_enabled else None,
     )
     if htmx_partial:
         response = render(request, "agentcontext/_preview_body.html", context)
         return push_url(response, _page_url(deployment.pk, settings, **saved))
     return render(request, "agentcontext/preview.html", context)
+
+
+# The preview's parameters, by the API field of a skill version each one sets.
+_SAVED_FIELDS = {
+    K_PARAM: "recent_trades_k",
+    MEMORY_PARAM: "memory_enabled",
+    MANUAL_PARAM: "manual_enabled",
+    MANUAL_K_PARAM: "manual_k",
+    MANUAL_CAP_PARAM: "manual_token_cap",
+    AVOID_PARAM: "avoid_rules",
+}
+VERSION_SAVED = (
+    "Saved {name} v{version} from the preview of deployment #{id}, which still runs v{running}:"
+    " deploy v{version} to use it."
+)
+
+
+@trader_required
+@require_POST
+def deployment_preview_save(request, deployment_id: int):
+    """The what-if settings of the preview as the skill's next version (the deployment's version, with these
+    settings in place), validated by the API's own serializer and saved by its service; errors go back under
+    the preview's controls, the settings as they were."""
+    deployment = ledger_selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    changes = {field: request.POST[param] for param, field in _SAVED_FIELDS.items() if param in request.POST}
+    result = ledger_forms.skill_version_from_changes(base=deployment.skill_version, changes=changes)
+    if result.saved is None:
+        by_param = {param: result.errors[field] for param, field in _SAVED_FIELDS.items() if field in result.errors}
+        other = [
+            f"{field}: {', '.join(rules)}"
+            for field, rules in result.errors.items()
+            if field not in _SAVED_FIELDS.values()
+        ]
+        if other:
+            by_param["non_field_errors"] = other
+        return _preview_response(request, deployment, request.POST, partial=False, save_errors=by_param)
+    skill = deployment.skill_version.skill
+    messages.success(
+        request,
+        VERSION_SAVED.format(
+            name=skill.name, version=result.saved.version, id=deployment.pk, running=deployment.skill_version.version
+        ),
+    )
+    return redirect("skill", skill_id=skill.pk)

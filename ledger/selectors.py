@@ -72,6 +72,15 @@ def skill_version_list(*, user, skill_id: int) -> QuerySet[SkillVersion]:
     return skill.versions.select_related("skill").order_by("-version")
 
 
+def skill_latest_version(*, skill: Skill) -> SkillVersion | None:
+    return skill.versions.order_by("-version").first()
+
+
+def skill_deployments(*, user, skill: Skill) -> QuerySet[Deployment]:
+    """The trader's deployments of any version of this skill, newest first."""
+    return deployment_list(user=user).filter(skill_version__skill=skill)
+
+
 def deployment_list(*, user) -> QuerySet[Deployment]:
     return Deployment.objects.owned_by(user).select_related("skill_version__skill").order_by("-created_at", "-id")
 

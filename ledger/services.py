@@ -33,6 +33,7 @@ from ledger.models import (
     RUNNER_TOKEN_PREFIX,
     DecisionSnapshot,
     Deployment,
+    DeploymentStatus,
     RunnerToken,
     Skill,
     SkillVersion,
@@ -48,6 +49,7 @@ logger = logging.getLogger(__name__)
 
 SKILL_NAME_TAKEN = "you already have a skill with this name"
 VERSION_NOT_FOUND = "this skill has no version {version}; its latest is {latest}"
+STATUS_RULE = "must be one of " + ", ".join(DeploymentStatus.values)
 
 VERSION_FIELDS = (
     "strategy_text",
@@ -110,6 +112,16 @@ def deployment_create(*, owner, skill_id: int, version: int | None, mode: str) -
     deployment = Deployment(owner=owner, skill_version=skill_version, mode=mode)
     deployment.full_clean()
     deployment.save()
+    return deployment
+
+
+def deployment_status_set(*, deployment: Deployment, status: str) -> Deployment:
+    """Pause (stopped) or resume (running) a deployment. Only the status changes: its ticks, trades and
+    lessons stay, and ticks posted while it is stopped are still recorded (the runner decides to stop)."""
+    if status not in DeploymentStatus.values:
+        raise ValidationError({"status": [STATUS_RULE]})
+    Deployment.objects.filter(pk=deployment.pk).update(status=status)
+    deployment.status = status
     return deployment
 
 

@@ -31,4 +31,11 @@ page_urlpatterns = [
         views.runner_token_revoke,
         name="deployment-runner-token-revoke",
     ),
+    path("skills/", views.skills, name="skills"),
+    path("skills/new/", views.skill_new, name="skill-new"),
+    path("skills/<int:skill_id>/", views.skill, name="skill"),
+    path("skills/<int:skill_id>/edit/", views.skill_edit, name="skill-edit"),
+    path("skills/<int:skill_id>/deploy/", views.skill_deploy, name="skill-deploy"),
+    path("deployments/<int:deployment_id>/pause/", views.deployment_pause, name="deployment-pause"),
+    path("deployments/<int:deployment_id>/resume/", views.deployment_resume, name="deployment-resume"),
 ]

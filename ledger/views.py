@@ -9,12 +9,14 @@ from typing import cast
 from urllib.parse import urlencode
 
 from django import forms
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -22,8 +24,9 @@ from django_htmx.http import push_url
 
 from access import scope
 from access.middleware import without_transaction
+from ledger import forms as forms_input
 from ledger import liveness, selectors, services
-from ledger.models import TradeStatus
+from ledger.models import DeploymentMode, DeploymentStatus, TradeStatus
 from memorysite.pages import (
     bad_request,
     new_key_shown_once,
@@ -459,3 +462,119 @@ def runner_token_revoke(request, deployment_id: int, token_id: int):
     token = selectors.runner_token_get(user=request.user, deployment=deployment, token_id=token_id)
     services.runner_token_revoke(token=token, now=timezone.now())
     return redirect("deployment-runner-tokens", deployment_id=deployment.pk)
+
+
+# -- skills and deployments: the API's writes, from the pages (ledger.forms) ---------------------
+
+SKILL_CREATED = "Created skill {name} with its version 1."
+VERSION_SAVED = "Saved {name} v{version}. Deployments keep the version they run; deploy v{version} to use it."
+DEPLOYED = "Deployed {name} v{version} as deployment #{id} ({mode})."
+PAUSED = "Paused deployment #{id}."
+RESUMED = "Resumed deployment #{id}."
+
+
+def _version_form_context(values: dict, errors: dict, *, with_name: bool) -> dict:
+    names = ("name", *forms_input.VERSION_FIELDS) if with_name else forms_input.VERSION_FIELDS
+    fields = forms_input.form_fields(values, errors, names=names)
+    known = {name for name in names}
+    other_errors = [f"{name}: {', '.join(rules)}" for name, rules in errors.items() if name not in known]
+    return {"fields": fields, "other_errors": other_errors}
+
+
+@trader_required
+def skills(request):
+    return render(request, "ledger/skills.html", {"skills": selectors.skill_list(user=request.user)})
+
+
+@trader_required
+@require_http_methods(["GET", "POST"])
+def skill_new(request):
+    """GET: an empty skill form (the API's defaults). POST: the skill and its version 1, or the form again
+    with each error under its field and everything typed kept."""
+    if request.method == "POST":
+        result = forms_input.skill_create_from_form(owner=request.user, post=request.POST)
+        if result.saved is not None:
+            messages.success(request, SKILL_CREATED.format(name=result.saved.name))
+            return redirect("skill", skill_id=result.saved.pk)
+        values, errors = result.values, result.errors
+    else:
+        values, errors = {"name": "", **forms_input.version_values(None)}, {}
+    context = {"skill": None, **_version_form_context(values, errors, with_name=True)}
+    return render(request, "ledger/skill_form.html", context)
+
+
+@trader_required
+@require_http_methods(["GET", "POST"])
+def skill_edit(request, skill_id: int):
+    """GET: the latest version's settings to edit. POST: saved as the next version (never in place)."""
+    skill = selectors.skill_get(user=request.user, skill_id=skill_id)
+    latest = selectors.skill_latest_version(skill=skill)
+    if request.method == "POST":
+        result = forms_input.skill_version_from_form(skill=skill, post=request.POST)
+        if result.saved is not None:
+            messages.success(request, VERSION_SAVED.format(name=skill.name, version=result.saved.version))
+            return redirect("skill", skill_id=skill.pk)
+        values, errors = result.values, result.errors
+    else:
+        values, errors = forms_input.version_values(latest), {}
+    context = {"skill": skill, "latest": latest, **_version_form_context(values, errors, with_name=False)}
+    return render(request, "ledger/skill_form.html", context)
+
+
+def _skill_page(request, skill, *, deploy_values: dict | None = None, deploy_errors: dict | None = None):
+    versions = list(selectors.skill_version_list(user=request.user, skill_id=skill.pk))
+    latest = versions[0] if versions else None
+    context = {
+        "skill": skill,
+        "latest": latest,
+        "versions": versions,
+        "deployments": selectors.skill_deployments(user=request.user, skill=skill),
+        "modes": DeploymentMode.choices,
+        "deploy_values": deploy_values or {"version": latest.version if latest else "", "mode": DeploymentMode.SIM},
+        "deploy_errors": deploy_errors or {},
+    }
+    return render(request, "ledger/skill.html", context)
+
+
+@trader_required
+def skill(request, skill_id: int):
+    return _skill_page(request, selectors.skill_get(user=request.user, skill_id=skill_id))
+
+
+@trader_required
+@require_POST
+def skill_deploy(request, skill_id: int):
+    """A deployment of one of the skill's versions; errors go back under the deploy form's fields."""
+    skill = selectors.skill_get(user=request.user, skill_id=skill_id)
+    result = forms_input.deployment_create_from_form(owner=request.user, skill=skill, post=request.POST)
+    if result.saved is None:
+        return _skill_page(request, skill, deploy_values=result.values, deploy_errors=result.errors)
+    deployment = result.saved
+    version = deployment.skill_version.version
+    messages.success(request, DEPLOYED.format(name=skill.name, version=version, id=deployment.pk, mode=deployment.mode))
+    return redirect("skill", skill_id=skill.pk)
+
+
+def _back(request, fallback: str) -> str:
+    """Where a pause or resume returns: the page it was pressed on (only a path of this site)."""
+    target = request.POST.get("next", "")
+    safe = target.startswith("/") and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
+    return target if safe else fallback
+
+
+@trader_required
+@require_POST
+def deployment_pause(request, deployment_id: int):
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    services.deployment_status_set(deployment=deployment, status=DeploymentStatus.STOPPED)
+    messages.success(request, PAUSED.format(id=deployment.pk))
+    return redirect(_back(request, reverse("home")))
+
+
+@trader_required
+@require_POST
+def deployment_resume(request, deployment_id: int):
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    services.deployment_status_set(deployment=deployment, status=DeploymentStatus.RUNNING)
+    messages.success(request, RESUMED.format(id=deployment.pk))
+    return redirect(_back(request, reverse("home")))

@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts.urls import api_urlpatterns as accounts_api
 from accounts.urls import page_urlpatterns as accounts_pages
 from agentcontext.api import ContextView
-from agentcontext.views import deployment_preview
+from agentcontext.views import deployment_preview, deployment_preview_save
 from chatmemory.urls import api_urlpatterns as chatmemory_api
 from chatmemory.urls import page_urlpatterns as chatmemory_pages
 from ledger.urls import api_urlpatterns as ledger_api
@@ -49,5 +49,6 @@ urlpatterns = [
     path("", include(recall_pages)),
     path("", include(research_pages)),
     path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
+    path("deployments/<int:deployment_id>/preview/save/", deployment_preview_save, name="deployment-preview-save"),
     re_path(r"^mcp/?$", McpView.as_view(), name="mcp"),  # MCP clients are configured with or without the slash
 ]

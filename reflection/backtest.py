@@ -85,12 +85,17 @@ class SimReflection:
         strategy_text: str,
         avoid_rules: Sequence[str] = (),
         model_override: str | None = None,
+        vetoed_bullets: Sequence[str] = (),
+        pinned_bullets: Sequence[str] = (),
     ):
         self.cadence = cadence
         self.engine = engine
         self.strategy_text = strategy_text
         self.avoid_rules = tuple(avoid_rules)
         self.model_override = model_override
+        # The trader's verdicts on the skill's bullets (reflection.core.bullet_key): told to every run, as live.
+        self.vetoed_bullets = tuple(vetoed_bullets)
+        self.pinned_bullets = tuple(pinned_bullets)
         self.notes: list[SimNote] = []
         self._leverage: dict[str, Decimal | None] = {}  # entry leverage of the open trade, by symbol
         self._trades: list[ReflectionTrade] = []  # every closed trade, as reflection reads it, in exit order
@@ -164,6 +169,8 @@ class SimReflection:
             avoid_rules=self.avoid_rules,
             active_lessons=self.active_lessons,
             model_override=self.model_override,
+            vetoed_bullets=self.vetoed_bullets,
+            pinned_bullets=self.pinned_bullets,
         )
         try:
             result = self.engine.reflect(inp)

@@ -118,6 +118,39 @@ class ReflectionTrade:
     holding_minutes: Decimal
 
 
+def bullet_key(bullet: str) -> str:
+    """One lessons bullet as the trader's veto or pin names it: its text without the "- " marker, whitespace
+    runs folded to one space. The same bullet in a later revision has the same key."""
+    text = bullet.strip()
+    if text[:2] in ("- ", "* "):
+        text = text[2:]
+    return " ".join(text.split())
+
+
+_SLOT_NAMES = frozenset(slot.casefold() for slot in SLOTS)
+
+
+def lesson_bullet_texts(lessons: str) -> list[str]:
+    """The note's bullets, in its order, without their "- ": what the agent's prompt lists
+    (``agentcontext.prompt.lessons_bullets``) and the trader vetoes or pins. The slot headings (``### Entry
+    timing``…) and the empty-slot marker are the reflection format's, not lessons: they are left out. Any other
+    line (a staff edit's prose, another heading) becomes a bullet of its own, its leading ``#``/``-``/``*``
+    markers dropped, so nothing the note says is lost and no line of it reads as a heading."""
+    bullets = []
+    for raw in clean_text_block(lessons).split("\n"):
+        line = raw.strip()
+        heading = line.lstrip("#")
+        if line.startswith("#") and (not heading or heading[0] == " "):
+            if heading.strip().casefold() in _SLOT_NAMES:
+                continue
+            line = heading.strip()
+        elif line[:2] in ("- ", "* "):
+            line = line[2:].strip()
+        if line and line != EMPTY_SLOT:
+            bullets.append(line)
+    return bullets
+
+
 @dataclass(frozen=True)
 class ReflectionInput:
     """Everything one reflection run reads: the trades window (exit order), the skill, prior lessons."""
@@ -128,6 +161,10 @@ class ReflectionInput:
     active_lessons: str | None
     # The skill version's reflection model (seed: modelOverride); None: the engine's own (REFLECTION_MODEL).
     model_override: str | None = None
+    # The trader's verdicts on bullets of the skill's lessons (bullet_key texts): vetoed ones must not come
+    # back, pinned ones are kept. Empty: the user message is what it was before verdicts existed.
+    vetoed_bullets: tuple[str, ...] = ()
+    pinned_bullets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -252,6 +289,12 @@ def build_reflection_user_message(inp: ReflectionInput) -> str:
         snippet = snippet[: STRATEGY_SNIPPET_CHARS - 1] + "…"
     lines += ["", "## Active strategy (snippet)", snippet or "(empty)"]
     lines += ["", "## Current lessons", (inp.active_lessons or "").strip() or "(none yet)"]
+    if inp.pinned_bullets:
+        lines += ["", "## Bullets the trader pinned (keep each one, word for word, under its heading)"]
+        lines += [f"- {one_line(bullet)}" for bullet in inp.pinned_bullets]
+    if inp.vetoed_bullets:
+        lines += ["", "## Bullets the trader vetoed (they are out of the agent's prompt; never write them again)"]
+        lines += [f"- {one_line(bullet)}" for bullet in inp.vetoed_bullets]
     return "\n".join(lines)
 
 

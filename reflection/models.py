@@ -98,3 +98,34 @@ class ReflectionNote(OwnedModel):
     def __str__(self) -> str:
         scope = f"deployment #{self.deployment_id}" if self.deployment_id else f"skill v{self.skill_version}"
         return f"lessons {self.content_hash} ({scope}, {self.status})"
+
+
+class VerdictKind(models.TextChoices):
+    VETO = "veto", "vetoed"  # out of the agent's prompt from the next tick on; reflection must not write it again
+    PIN = "pin", "pinned"  # kept by the next reflection, word for word
+
+
+LESSON_BULLET_MAX = 500
+
+
+class LessonVerdict(OwnedModel):
+    """The trader's verdict on one lessons bullet of a skill (``reflection.core.bullet_key`` of it): every
+    deployment and version of the skill, and every later revision holding the same bullet, see it."""
+
+    skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="lesson_verdicts")
+    bullet = models.CharField(max_length=LESSON_BULLET_MAX)
+    verdict = models.CharField(max_length=4, choices=VerdictKind.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "reflection_lesson_verdicts"
+        ordering = ["created_at", "id"]
+        constraints = [
+            # services.lesson_verdict_set replaces a bullet's verdict: one per bullet of a skill.
+            models.UniqueConstraint(fields=["skill", "bullet"], name="reflection_one_verdict_per_bullet"),
+            models.CheckConstraint(condition=Q(verdict__in=VerdictKind.values), name="reflection_verdict_valid"),
+            models.CheckConstraint(condition=~Q(bullet=""), name="reflection_verdict_bullet_set"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} “{self.bullet[:40]}” (skill #{self.skill_id})"

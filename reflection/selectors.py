@@ -6,13 +6,14 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Avg, Count, F, Q, QuerySet, StdDev
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import Avg, Count, F, OuterRef, Q, QuerySet, StdDev
 
 from ledger.models import Deployment, Skill, TradeHistory, TradeStatus
 from reflection.ab_stats import DifferenceEstimate, GroupEstimate, TradeSample, compare_with_baseline, estimate_group
 from reflection.core import WINDOW_TRADES, ReflectionTrade
 from reflection.diffing import LineDiff, line_diff, pair_with_previous
-from reflection.models import NoteSource, NoteStatus, ReflectionNote
+from reflection.models import LessonVerdict, NoteSource, NoteStatus, ReflectionNote, VerdictKind
 
 
 def active_note(*, deployment: Deployment) -> ReflectionNote | None:
@@ -28,6 +29,37 @@ def active_note(*, deployment: Deployment) -> ReflectionNote | None:
         .order_by("deployment_id")  # the deployment's own note first (NULLs sort last)
         .first()
     )
+
+
+def active_note_and_vetoes(*, deployment: Deployment) -> tuple[ReflectionNote | None, frozenset[str]]:
+    """``active_note`` and the bullets the trader vetoed on its skill, in the same one query (the per-tick
+    context reads it): the note carries them as an array subquery."""
+    vetoes = LessonVerdict.objects.filter(skill_id=OuterRef("skill_id"), verdict=VerdictKind.VETO).values("bullet")
+    skill_version = deployment.skill_version
+    note = (
+        ReflectionNote.objects.filter(status=NoteStatus.ACTIVE)
+        .filter(
+            Q(deployment=deployment)
+            | Q(deployment__isnull=True, skill_id=skill_version.skill_id, skill_version=skill_version.version)
+        )
+        .annotate(vetoed_bullets=ArraySubquery(vetoes))
+        .order_by("deployment_id")  # the deployment's own note first (NULLs sort last), as active_note
+        .first()
+    )
+    return note, frozenset(note.vetoed_bullets) if note is not None else frozenset()
+
+
+def lesson_verdicts(*, skill_id: int) -> dict[str, str]:
+    """The trader's verdicts on the skill's lessons bullets: bullet_key → "veto" or "pin" (row-level security
+    keeps them the skill owner's)."""
+    return dict(LessonVerdict.objects.filter(skill_id=skill_id).values_list("bullet", "verdict"))
+
+
+def vetoed_and_pinned(verdicts: dict[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(vetoed, pinned) bullets, each sorted: what the next reflection is told."""
+    vetoed = tuple(sorted(bullet for bullet, verdict in verdicts.items() if verdict == VerdictKind.VETO))
+    pinned = tuple(sorted(bullet for bullet, verdict in verdicts.items() if verdict == VerdictKind.PIN))
+    return vetoed, pinned
 
 
 def active_skill_notes(*, skill: Skill) -> list[ReflectionNote]:
@@ -144,6 +176,14 @@ class LessonsRevisionFigures:
     figures: TradeFigures
     estimate: GroupEstimate  # the figures with their 95% intervals (reflection.ab_stats)
     vs_no_lessons: DifferenceEstimate  # this revision minus "no lessons"
+    # Each note holding this text: (status, deployment id or None for skill scope, skill version), active first.
+    # One text can be active in a deployment and retired as its promoted skill-scope copy: a status is a note's.
+    scopes: tuple[tuple[str, int | None, int], ...] = ()
+    number: int = 0  # "revision N" of the skill: the order of first appearance over all its versions
+
+    @property
+    def active(self) -> bool:
+        return NoteStatus.ACTIVE in self.statuses
 
 
 @dataclass(frozen=True)
@@ -186,11 +226,13 @@ def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
     no_lessons = by_hash.get(None, empty)
     baseline = no_lessons.sample()
     groups: dict[str, dict] = {}
-    for note_id, content_hash, status, generated_at in notes.order_by("generated_at", "id").values_list(
-        "id", "content_hash", "status", "generated_at"
-    ):
-        group = groups.setdefault(content_hash, {"first": generated_at, "id": note_id, "statuses": set()})
+    for note_id, content_hash, status, generated_at, deployment_id, skill_version in notes.order_by(
+        "generated_at", "id"
+    ).values_list("id", "content_hash", "status", "generated_at", "deployment_id", "skill_version"):
+        group = groups.setdefault(content_hash, {"first": generated_at, "id": note_id, "statuses": set(), "scopes": []})
         group["statuses"].add(status)
+        group["scopes"].append((status, deployment_id, skill_version))
+    numbers = revision_numbers(skill=skill) if version is not None else {h: n for n, h in enumerate(groups, 1)}
     revisions = []
     for content_hash, group in groups.items():
         figures = by_hash.get(content_hash, empty)
@@ -203,9 +245,22 @@ def lessons_ab(*, skill: Skill, version: int | None = None) -> LessonsAB:
                 figures=figures,
                 estimate=estimate_group(figures.sample()),
                 vs_no_lessons=compare_with_baseline(figures.sample(), baseline),
+                scopes=tuple(sorted(group["scopes"], key=lambda scope: scope[0] != NoteStatus.ACTIVE)),
+                number=numbers.get(content_hash, 0),
             )
         )
     return LessonsAB(revisions=tuple(revisions), no_lessons=no_lessons, no_lessons_estimate=estimate_group(baseline))
+
+
+def revision_numbers(*, skill: Skill) -> dict[str, int]:
+    """Each lessons text (content_hash) of the skill numbered by its first appearance, 1 first, over all
+    versions and scopes: the names the lessons page gives revisions ("revision 3"), stable under its filters."""
+    numbers: dict[str, int] = {}
+    for content_hash in (
+        ReflectionNote.objects.filter(skill=skill).order_by("generated_at", "id").values_list("content_hash", flat=True)
+    ):
+        numbers.setdefault(content_hash, len(numbers) + 1)
+    return numbers
 
 
 # -- lessons history page (reflection/views.py) -------------------------------------------------------
@@ -227,8 +282,9 @@ def note_scope(note: ReflectionNote) -> tuple[str, int]:
 
 
 def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[LessonsHistoryEntry]:
-    """Every note of the skill (all deployments and skill scope; one version when given), newest
-    first, each with a line diff against the previous note of its scope by generated_at.
+    """Every note of the skill (all deployments and skill scope; one version when given): the active ones
+    (what agents see now) first, then the rest, each part newest first; each with a line diff against the
+    previous note of its scope by generated_at.
 
     One query. Scopes never span versions, so filtering by version keeps every diff."""
     notes = skill_notes(skill=skill)
@@ -236,7 +292,7 @@ def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[L
         notes = notes.filter(skill_version=version)
     pairs = pair_with_previous(notes, scope=note_scope)
     by_id = {note.pk: note for note, _ in pairs}
-    return [
+    entries = [
         LessonsHistoryEntry(
             note=note,
             previous=previous,
@@ -245,6 +301,7 @@ def skill_lessons_history(*, skill: Skill, version: int | None = None) -> list[L
         )
         for note, previous in reversed(pairs)
     ]
+    return sorted(entries, key=lambda entry: entry.note.status != NoteStatus.ACTIVE)  # stable: newest first in each
 
 
 def skill_deployments_behind(*, skill: Skill) -> QuerySet[Deployment]:

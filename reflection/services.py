@@ -27,11 +27,13 @@ from reflection.core import (
     ReflectionInput,
     ReflectionTriggerState,
     RejectedLessons,
+    bullet_key,
+    lesson_bullet_texts,
     should_run_reflection,
     validate_reflection_output,
 )
 from reflection.engines import ReflectionEngine, default_engine
-from reflection.models import NoteSource, NoteStatus, ReflectionNote
+from reflection.models import LESSON_BULLET_MAX, LessonVerdict, NoteSource, NoteStatus, ReflectionNote, VerdictKind
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +41,8 @@ LESSONS_EMPTY = "lessons text cannot be empty"
 LESSONS_TOO_LONG = f"lessons text is at most {LESSONS_MAX_CHARS} characters (got {{length}})"
 NOT_ACTIVE = "only the active note can be {action}; this one is {status}"
 ALREADY_SKILL_SCOPED = "this note is already skill-scoped"
+NOT_AN_ACTIVE_BULLET = "is not a bullet of this skill's active lessons"
+VERDICT_RULE = "must be one of " + ", ".join(VerdictKind.values)
 
 
 def reflection_due(*, deployment_id: int, closed_this_tick: int, through: dt.datetime) -> bool:
@@ -106,13 +110,17 @@ def reflection_keep_up(
 def sim_reflection(*, skill_version: SkillVersion, engine: ReflectionEngine | None = None) -> SimReflection:
     """Reflection for a backtest of this skill version (pass it to ``ledger.sim.SimLedger(reflection=…)``):
     its cadence, strategy, avoid rules and model override; the engine ``default_engine()`` gives unless
-    one is passed (the statistical engine offline, Anthropic when a key is configured)."""
+    one is passed (the statistical engine offline, Anthropic when a key is configured). The trader's vetoes
+    and pins of the skill's bullets are told to every run, as live reflection_run tells them."""
+    vetoed, pinned = selectors.vetoed_and_pinned(selectors.lesson_verdicts(skill_id=skill_version.skill_id))
     return SimReflection(
         cadence=ReflectionCadence(skill_version.reflection_cadence, skill_version.reflection_every_n_trades),
         engine=engine or default_engine(),
         strategy_text=skill_version.strategy_text,
         avoid_rules=tuple(skill_version.avoid_rule_list),
         model_override=skill_version.reflection_model_override,
+        vetoed_bullets=vetoed,
+        pinned_bullets=pinned,
     )
 
 
@@ -186,12 +194,15 @@ def _reflection_input(*, deployment_id: int, through: dt.datetime | None):
         return None
     skill_version = deployment.skill_version
     active = selectors.active_note(deployment=deployment)
+    vetoed, pinned = selectors.vetoed_and_pinned(selectors.lesson_verdicts(skill_id=skill_version.skill_id))
     inp = ReflectionInput(
         trades=trades,
         strategy_text=skill_version.strategy_text,
         avoid_rules=tuple(skill_version.avoid_rule_list),
         active_lessons=active.lessons_text if active else None,
         model_override=skill_version.reflection_model_override,
+        vetoed_bullets=vetoed,
+        pinned_bullets=pinned,
     )
     return skill_version, trades, inp
 
@@ -306,3 +317,36 @@ def _sync_lessons_hash(note: ReflectionNote) -> None:
         content_hash = active.content_hash if active else ""
         if deployment.active_lessons_hash != content_hash:
             Deployment.objects.filter(pk=deployment.pk).update(active_lessons_hash=content_hash)
+
+
+# -- the trader's verdicts on lessons bullets (the lessons page) ----------------------------------------
+
+
+@transaction.atomic
+def lesson_verdict_set(*, skill: Skill, bullet: str, verdict: str) -> LessonVerdict:
+    """Veto or pin one bullet of the skill's active lessons (its bullet_key), replacing an earlier verdict on it.
+    A veto takes the bullet out of every deployment's prompt of the skill from the next context read on; both
+    are told to the next reflection run."""
+    key = bullet_key(bullet)
+    if verdict not in VerdictKind.values:
+        raise ValidationError({"verdict": [VERDICT_RULE]})
+    active_keys = {
+        bullet_key(line) for note in selectors.active_skill_notes(skill=skill) for line in note_bullets(note)
+    }
+    if not key or len(key) > LESSON_BULLET_MAX or key not in active_keys:
+        raise ValidationError({"bullet": [NOT_AN_ACTIVE_BULLET]})
+    row, _ = LessonVerdict.objects.update_or_create(
+        skill=skill, bullet=key, defaults={"verdict": verdict, "owner_id": skill.owner_id}
+    )
+    return row
+
+
+def lesson_verdict_clear(*, skill: Skill, bullet: str) -> int:
+    """Take back the verdict on one bullet (nothing to take back: 0)."""
+    deleted, _ = LessonVerdict.objects.filter(skill=skill, bullet=bullet_key(bullet)).delete()
+    return deleted
+
+
+def note_bullets(note: ReflectionNote) -> list[str]:
+    """The note's bullets as the agent's prompt lists them (reflection.core.lesson_bullet_texts)."""
+    return lesson_bullet_texts(note.lessons_text)

@@ -9,4 +9,5 @@ api_urlpatterns = [
 
 page_urlpatterns = [
     path("skills/<int:skill_id>/lessons/", views.skill_lessons, name="skill-lessons"),
+    path("skills/<int:skill_id>/lessons/verdict/", views.skill_lesson_verdict, name="skill-lesson-verdict"),
 ]

@@ -5,15 +5,19 @@ from __future__ import annotations
 from typing import cast
 
 from django import forms
-from django.shortcuts import render
+from django.conf import settings as django_settings
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
-from memorysite.pages import bad_request, trader_required, wants_partial
-from reflection import selectors
+from memorysite.pages import bad_request, rules_broken, trader_required, wants_partial
+from reflection import selectors, services
 from reflection.ab_stats import (
     MIN_TRADES_TO_TELL,
     VERDICT_HIGHER,
@@ -23,6 +27,8 @@ from reflection.ab_stats import (
     DifferenceEstimate,
     GroupEstimate,
 )
+from reflection.core import bullet_key, lesson_bullet_texts
+from reflection.models import NoteStatus, VerdictKind
 from reflection.selectors import TradeFigures
 
 NO_LESSONS = "no lessons"
@@ -130,10 +136,14 @@ def skill_lessons(request, skill_id: int):
             generated_at=revision.generated_at,
             statuses=revision.statuses,
             note_id=revision.first_note_id,
+            number=revision.number,
+            scopes=[{"status": status, "deployment_id": d, "skill_version": v} for status, d, v in revision.scopes],
         )
         for revision in ab.revisions
     ]
     no_lessons = _figures_row(NO_LESSONS, ab.no_lessons, ab.no_lessons_estimate)
+    numbers = {revision.content_hash: revision.number for revision in ab.revisions}
+    verdicts = selectors.lesson_verdicts(skill_id=skill.pk)
     context = {
         "skill": skill,
         "versions": [v for v in versions if version is None or v.version == version],
@@ -141,7 +151,13 @@ def skill_lessons(request, skill_id: int):
         "version": version,
         "version_value": "" if version is None else str(version),
         "page_url": reverse("skill-lessons", args=[skill.pk]),
-        "history": selectors.skill_lessons_history(skill=skill, version=version),
+        "history": [
+            (entry, numbers.get(entry.note.content_hash), _bullets(entry.note, verdicts))
+            for entry in selectors.skill_lessons_history(skill=skill, version=version)
+        ],
+        "verdicts": sorted(verdicts.items(), key=lambda item: (item[1], item[0])),
+        "verdict_url": reverse("skill-lesson-verdict", args=[skill.pk]),
+        "default_model": django_settings.REFLECTION_MODEL,
         "ab_rows": ab_rows,
         "no_lessons": no_lessons,
         "min_trades_to_tell": MIN_TRADES_TO_TELL,
@@ -151,3 +167,41 @@ def skill_lessons(request, skill_id: int):
         response = render(request, "reflection/_lessons_body.html", context)
         return push_url(response, _page_url(skill.pk, version))
     return render(request, "reflection/lessons.html", context)
+
+
+def _bullets(note, verdicts: dict[str, str]) -> list[dict] | None:
+    """An active note's bullets as the agent's prompt lists them, each with the trader's verdict; None for the
+    other notes (no one sees them any more: nothing to veto or pin)."""
+    if note.status != NoteStatus.ACTIVE:
+        return None
+    return [
+        {"text": text, "key": bullet_key(text), "verdict": verdicts.get(bullet_key(text), "")}
+        for text in lesson_bullet_texts(note.lessons_text)
+    ]
+
+
+VERDICT_SAVED = {
+    VerdictKind.VETO: "Vetoed “{bullet}”: it leaves the prompt from the next tick, and the next reflection is told.",
+    VerdictKind.PIN: "Pinned “{bullet}”: the next reflection is told to keep it.",
+}
+VERDICT_CLEARED = "Took back your verdict on “{bullet}”."
+CLEAR = "clear"
+
+
+@trader_required
+@require_POST
+def skill_lesson_verdict(request, skill_id: int):
+    """Veto, pin, or take back the verdict on one bullet of the skill's active lessons; back to the page."""
+    skill = ledger_selectors.skill_get(user=request.user, skill_id=skill_id)
+    bullet, verdict = request.POST.get("bullet", ""), request.POST.get("verdict", "")
+    back = f"{reverse('skill-lessons', args=[skill.pk])}#lessons-history"
+    if verdict == CLEAR:
+        services.lesson_verdict_clear(skill=skill, bullet=bullet)
+        messages.success(request, VERDICT_CLEARED.format(bullet=bullet_key(bullet)))
+        return redirect(back)
+    try:
+        row = services.lesson_verdict_set(skill=skill, bullet=bullet, verdict=verdict)
+    except ValidationError as exc:
+        return bad_request(request, rules_broken(exc), back_url=back, back_label="Lessons")
+    messages.success(request, VERDICT_SAVED[VerdictKind(row.verdict)].format(bullet=row.bullet))
+    return redirect(back)

@@ -220,7 +220,7 @@ class TestHistory:
         assert "Breakout BTC" in content
         expected = [lessons.c3, lessons.promoted, lessons.b1, lessons.a1]
         assert history_ids(content) == [str(note.pk) for note in expected]
-        assert "4 revisions, newest first" in content
+        assert "4 notes, active first, then newest first" in content
 
     def test_each_note_shows_its_provenance(self, client, owner, lessons):
         client.force_login(owner)
@@ -515,9 +515,10 @@ class TestQueryCount:
         services.note_promote(note=note, by=staff, now=minutes(100))
         client.force_login(owner)
         assert client.get(page_url(skill)).status_code == 200  # catches the ledger up first
-        # session, user, skill, its versions, deployments behind, A/B trades, A/B notes, history (with authors)
-        with django_assert_max_num_queries(8):
+        # session, user, skill, its versions, deployments behind, A/B trades, A/B notes, the trader's verdicts on
+        # bullets, history (with authors); filtered to a version, the revision numbers of the whole skill too
+        with django_assert_max_num_queries(9):
             response = client.get(page_url(skill))
         assert len(history_ids(response.content.decode())) == 3 * rounds * 2 + 1
-        with django_assert_max_num_queries(8):
+        with django_assert_max_num_queries(10):
             assert client.get(page_url(skill, version=1), headers=HTMX).status_code == 200
