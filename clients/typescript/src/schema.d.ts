@@ -954,9 +954,9 @@ export interface components {
             truncated: boolean;
         };
         /**
-         * @description * `user_deleted` - deleted by you
-         *     * `user_corrected` - corrected by you
-         *     * `agent_forget` - forgotten by the agent
+         * @description * `user_deleted` - archived by the trader
+         *     * `user_corrected` - archived: the trader corrected it
+         *     * `agent_forget` - forgotten by the coach
          * @enum {string}
          */
         ArchivedReasonEnum: "user_deleted" | "user_corrected" | "agent_forget";
@@ -1552,9 +1552,9 @@ export interface components {
             /**
              * @description Why: `user_deleted`, `user_corrected` or `agent_forget` (the coach forgot it); null while in use.
              *
-             *     * `user_deleted` - deleted by you
-             *     * `user_corrected` - corrected by you
-             *     * `agent_forget` - forgotten by the agent
+             *     * `user_deleted` - archived by the trader
+             *     * `user_corrected` - archived: the trader corrected it
+             *     * `agent_forget` - forgotten by the coach
              */
             archived_reason?: components["schemas"]["ArchivedReasonEnum"] | null;
         };
