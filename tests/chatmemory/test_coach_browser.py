@@ -74,6 +74,9 @@ def test_a_trader_asks_the_coach_and_sees_its_tool_calls_and_facts(page, console
 def test_without_a_key_the_page_says_so(page, console_errors, owner, no_key, viewport):
     page.set_viewport_size(VIEWPORTS[viewport])
     log_in(page, owner.username, PASSWORD)
+    page.wait_for_function("() => document.body.dataset.siteReady === '1'")
+    if viewport == "phone":  # the nav sits behind the Menu button below 760 px
+        page.locator("header").get_by_role("button", name="Menu").click()
     page.locator("header").get_by_role("link", name="Coach", exact=True).click()
     page.wait_for_url(re.compile(re.escape(reverse("coach-chat")) + "$"))
     sync_api.expect(page.locator("#coach-unavailable")).to_contain_text("The coach is off on this server")
