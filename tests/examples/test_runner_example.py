@@ -95,7 +95,8 @@ def test_the_example_runner_replays_three_years_and_prints_its_journal_and_lesso
     assert re.search(r"distilled from \d+ closed trades by ", lessons), lessons
 
 
-def test_with_a_runner_token_alone_the_runner_says_what_it_skips(live_server):
+def test_with_a_runner_token_alone_the_runner_says_what_it_skips(live_server, empty_queue):
+    """(empty_queue: a reflection it may queue is no later worker test's work.)"""
     from ledger.services import runner_token_create
     from tests.factories import DeploymentFactory
 
