@@ -55,8 +55,17 @@ def _time(value: dt.datetime | None) -> str | None:
     return None if value is None else value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
-def _schema(properties: dict, required: tuple[str, ...] = ()) -> dict:
-    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+def _schema(serializer: type[serializers.Serializer], properties: dict, required: tuple[str, ...] = ()) -> dict:
+    """A tool's JSON-schema input: the types and limits given here, each property's description the help_text of
+    the input serializer's field (one text for the coach, REST and MCP clients; a field without one is an error)."""
+    fields = serializer().fields
+    described = {}
+    for name, schema in properties.items():
+        help_text = fields[name].help_text
+        if not help_text:
+            raise RuntimeError(f"{serializer.__name__}.{name} has no help_text: a tool's input describes every field")
+        described[name] = {**schema, "description": str(help_text)}
+    return {"type": "object", "properties": described, "required": list(required), "additionalProperties": False}
 
 
 # -- trading memory: rows as the coach reads them ------------------------------------------------------
@@ -122,8 +131,13 @@ PERFORMANCE_DETAILS = ("summary", "trades", "lessons", "full")
 
 
 class SkillPerformanceInput(StrictSerializer):
-    skill_id = bounded_int(1)
-    detail = choice(PERFORMANCE_DETAILS, required=False, default="summary")
+    skill_id = bounded_int(1, help_text="The skill's id (`skill_id` in `get_my_deployments`, `id` in `list_skills`).")
+    detail = choice(
+        PERFORMANCE_DETAILS,
+        required=False,
+        default="summary",
+        help_text="What to return: `summary` (the default), `trades`, `lessons` or `full` (all three).",
+    )
 
 
 def get_skill_performance(user, *, skill_id: int, detail: str) -> dict:
@@ -146,8 +160,13 @@ DEPLOYMENT_DETAILS = ("list", "trades", "lessons", "full")
 
 
 class MyDeploymentsInput(StrictSerializer):
-    deployment_id = bounded_int(1, required=False)
-    detail = choice(DEPLOYMENT_DETAILS, required=False, default="list")
+    deployment_id = bounded_int(1, required=False, help_text="Only this deployment; omitted: the 20 most recent.")
+    detail = choice(
+        DEPLOYMENT_DETAILS,
+        required=False,
+        default="list",
+        help_text="What to return: `list` (the default), `trades`, `lessons` or `full` (all three).",
+    )
 
 
 def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -> dict:
@@ -190,11 +209,33 @@ def get_my_deployments(user, *, detail: str, deployment_id: int | None = None) -
 
 
 class UpcomingEventsInput(StrictSerializer):
-    lookaheadHours = bounded_int(1, 72, required=False, default=24)
-    types = serializers.ListField(child=choice(EventKind.values), required=False, max_length=len(EventKind.values))
-    symbols = serializers.ListField(child=text(max_length=32), required=False, max_length=50)
-    minImportance = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.4)
-    deploymentId = bounded_int(1, required=False)
+    lookaheadHours = bounded_int(
+        1, 72, required=False, default=24, help_text="How many hours ahead to look, from now (1-72, default 24)."
+    )
+    types = serializers.ListField(
+        child=choice(EventKind.values),
+        required=False,
+        max_length=len(EventKind.values),
+        help_text="Only these kinds of event; omitted: every kind.",
+    )
+    symbols = serializers.ListField(
+        child=text(max_length=32),
+        required=False,
+        max_length=50,
+        help_text="Only events on these symbols (at most 50); omitted: every symbol.",
+    )
+    minImportance = serializers.FloatField(
+        min_value=0,
+        max_value=1,
+        required=False,
+        default=0.4,
+        help_text="Leave out events less important than this (0 = minor .. 1 = market-moving; default 0.4).",
+    )
+    deploymentId = bounded_int(
+        1,
+        required=False,
+        help_text="One of your deployments: adds `your_exposure` for its open positions.",
+    )
 
 
 def get_upcoming_events(user, **params) -> dict:
@@ -205,9 +246,23 @@ def get_upcoming_events(user, **params) -> dict:
 
 
 class RememberInput(StrictSerializer):
-    fact = serializers.CharField(max_length=FACT_MAX_CHARS + 1000, trim_whitespace=False)
-    topic = serializers.CharField(max_length=TOPIC_MAX_CHARS + 100, required=False, allow_null=True)
-    confidence = choice(FactConfidence.values, required=False, default=FactConfidence.INFERRED)
+    fact = serializers.CharField(
+        max_length=FACT_MAX_CHARS + 1000,
+        trim_whitespace=False,
+        help_text=f"The fact in one sentence about the trader (4-{FACT_MAX_CHARS} characters).",
+    )
+    topic = serializers.CharField(
+        max_length=TOPIC_MAX_CHARS + 100,
+        required=False,
+        allow_null=True,
+        help_text="What it is about, e.g. risk, symbols; omitted: none.",
+    )
+    confidence = choice(
+        FactConfidence.values,
+        required=False,
+        default=FactConfidence.INFERRED,
+        help_text="`asserted` when the trader said it, `inferred` (the default) when you concluded it.",
+    )
 
 
 def remember(user, *, fact: str, confidence: str, topic: str | None = None) -> dict:
@@ -222,7 +277,13 @@ def remember(user, *, fact: str, confidence: str, topic: str | None = None) -> d
 
 class ForgetInput(StrictSerializer):
     fact_id = text(max_length=36, help_text="The fact's id, or the 8-character reference shown as (fact …).")
-    reason = choice(ArchivedReason.values, required=False, default=ArchivedReason.AGENT_FORGET)
+    reason = choice(
+        ArchivedReason.values,
+        required=False,
+        default=ArchivedReason.AGENT_FORGET,
+        help_text="Why it goes: `user_deleted`, `user_corrected` (the trader said it is wrong) or `agent_forget` "
+        "(the default: you judged it outdated).",
+    )
 
 
 def forget(user, *, fact_id: str, reason: str) -> dict:
@@ -249,6 +310,7 @@ TOOLS: dict[str, Tool] = {
             "PnL, Sharpe, max drawdown, win rate), trades (last 30 closed trades with entry, exit, PnL, MFE/MAE, "
             "regime tag, reasons), lessons (active lessons text with its window and trades considered), full (all).",
             _schema(
+                SkillPerformanceInput,
                 {
                     "skill_id": {"type": "integer", "minimum": 1},
                     "detail": {**_DETAIL, "enum": list(PERFORMANCE_DETAILS), "default": "summary"},
@@ -264,10 +326,11 @@ TOOLS: dict[str, Tool] = {
             "mode, PnL, open positions), trades (plus each one's last 30 closed trades), lessons (plus the active "
             "lessons), full (all).",
             _schema(
+                MyDeploymentsInput,
                 {
                     "deployment_id": {"type": "integer", "minimum": 1},
                     "detail": {**_DETAIL, "enum": list(DEPLOYMENT_DETAILS), "default": "list"},
-                }
+                },
             ),
             MyDeploymentsInput,
             get_my_deployments,
@@ -279,13 +342,14 @@ TOOLS: dict[str, Tool] = {
             "similar past events there are and the median absolute and worst signed price move around them "
             "(negative = bad for the position's direction; null medians with fewer than 3 past events).",
             _schema(
+                UpcomingEventsInput,
                 {
                     "lookaheadHours": {"type": "integer", "minimum": 1, "maximum": 72, "default": 24},
                     "types": {"type": "array", "items": {"type": "string", "enum": EventKind.values}},
                     "symbols": {"type": "array", "items": {"type": "string", "maxLength": 32}, "maxItems": 50},
                     "minImportance": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.4},
                     "deploymentId": {"type": "integer", "minimum": 1},
-                }
+                },
             ),
             UpcomingEventsInput,
             get_upcoming_events,
@@ -295,9 +359,10 @@ TOOLS: dict[str, Tool] = {
             "Remember a durable fact about the trader (preferences, risk tolerance, goals, recurring constraints). "
             "Returns its id. Not for ephemeral information.",
             _schema(
+                RememberInput,
                 {
                     "fact": {"type": "string", "minLength": 4, "maxLength": FACT_MAX_CHARS},
-                    "topic": {"type": "string", "maxLength": TOPIC_MAX_CHARS, "description": "e.g. risk, symbols"},
+                    "topic": {"type": "string", "maxLength": TOPIC_MAX_CHARS},
                     "confidence": {"type": "string", "enum": FactConfidence.values, "default": "inferred"},
                 },
                 ("fact",),
@@ -310,8 +375,9 @@ TOOLS: dict[str, Tool] = {
             "Archive a fact about the trader that is wrong or outdated, by the reference shown after it in "
             "'What I know about you' (fact 1a2b3c4d) or its full id.",
             _schema(
+                ForgetInput,
                 {
-                    "fact_id": {"type": "string", "description": "the id, or the 8-character (fact …) reference"},
+                    "fact_id": {"type": "string"},
                     "reason": {"type": "string", "enum": ArchivedReason.values, "default": "agent_forget"},
                 },
                 ("fact_id",),

@@ -1,8 +1,9 @@
-"""Input schemas of the MCP tools that share a REST operation: taken from the OpenAPI document.
+"""Input schemas and descriptions of the MCP tools that share a REST operation: taken from the OpenAPI document.
 
 The REST surface is documented by drf-spectacular from its serializers; a tool that shares an
 operation takes that operation's request body (POST) or its path and query parameters as one
-object (GET), with every `$ref` inlined, so the two cannot drift apart.
+object (GET), with every `$ref` inlined (each property keeps its field's help_text as its description),
+and the operation's summary and description as its own, so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -56,5 +57,7 @@ def operation_input_schema(path: str, method: str) -> dict:
 
 
 def operation_description(path: str, method: str) -> str:
+    """The tool's description: the operation's summary, then its description as a paragraph of its own (the
+    API docs' text, so an MCP client's tool list reads like them)."""
     op = operation(path, method)
-    return " ".join(part for part in (op.get("summary", ""), op.get("description", "")) if part)
+    return "\n\n".join(part for part in (op.get("summary", ""), op.get("description", "")) if part)

@@ -138,6 +138,12 @@ class Runner:
         )
         return _parsed(response, list)
 
+    def call(self, send: Callable[[], Response[Any]], ok: tuple[int, ...] = (200, 201)) -> Response[Any]:
+        """Any other generated operation with the same retries, e.g.
+        `runner.call(lambda: search_recall.sync_detailed(client=runner.client, body=..., idempotency_key=key))`:
+        pass one `idempotency_key` made before the lambda, so every attempt of a POST carries the same."""
+        return self._call(send, ok)
+
     # -- retries -----------------------------------------------------------------------------------
 
     def _call(self, send: Callable[[], Response[Any]], ok: tuple[int, ...] = (200, 201)) -> Response[Any]:
