@@ -901,14 +901,18 @@ def _module_from(path: Path, name: str):
     return module
 
 
-def install_keyword_function(worktree: Path, revision: str) -> str:
+def install_keyword_function(worktree: Path, revision: str, before_selectors) -> str:
     """The SECURITY DEFINER keyword function `revision`'s selectors call (its recall/row_security.py's
     KEYWORD_FUNCTION: 4e0344f and 26f0aa3 call recall_keyword_matches(tsquery, ...), which migration 0002 drops),
     installed into the bench database as the tables' owner, as access/policies.py installs today's: PUBLIC may
-    not execute it, the app role may (unless it is there already: another before tree's). Returns its signature,
+    not execute it, the app role may (unless it is there already: another before tree's). A tree whose function
+    has today's signature but another body (recall 0008 changed the body only) gets its own copy under a name
+    of its own, `<name>_<revision>`, and its selectors' SQL strings are pointed at it. Returns its signature,
     "" for a tree without one."""
     from django.conf import settings
     from django.db import connection
+
+    from recall import row_security
 
     path = worktree / "recall" / "row_security.py"
     if not path.exists():
@@ -918,6 +922,14 @@ def install_keyword_function(worktree: Path, revision: str) -> str:
     sql = getattr(module, "KEYWORD_FUNCTION", "")
     if not signature or not sql:
         raise RuntimeError(f"{revision}'s recall/row_security.py has no KEYWORD_FUNCTION(_SIGNATURE)")
+    if signature == row_security.KEYWORD_FUNCTION_SIGNATURE and sql != row_security.KEYWORD_FUNCTION:
+        name = signature.split("(", 1)[0]
+        renamed = f"{name}_{re.sub(r'[^0-9a-z]', '', revision.lower())[:12]}"
+        sql = sql.replace(f"FUNCTION {name}(", f"FUNCTION {renamed}(", 1)
+        signature = signature.replace(name, renamed, 1)
+        for attribute, value in list(vars(before_selectors).items()):
+            if isinstance(value, str) and f"{name}(" in value:
+                setattr(before_selectors, attribute, value.replace(f"{name}(", f"{renamed}("))
     with connection.cursor() as cursor:
         cursor.execute("SELECT to_regprocedure(%s) IS NOT NULL", [signature])
         if cursor.fetchone()[0]:
@@ -950,7 +962,7 @@ def load_before(revision: str) -> Before:
         settings_text = (worktree / "memorysite" / "settings.py").read_text()
         found = re.search(r"^RECALL_EXACT_SCAN_MAX = ([\d_]+)", settings_text, re.M)
         before.exact_scan_max = int(found.group(1).replace("_", ""))
-        before.installed = install_keyword_function(worktree, revision)
+        before.installed = install_keyword_function(worktree, revision, before.selectors)
     except BaseException:
         before.close()
         raise
