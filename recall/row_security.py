@@ -9,8 +9,13 @@ elevated). It returns chunk ids and the sum of the weights (idf) of the terms ea
 recall/selectors.py scores the best `p_top` exactly, under row-level security. Ties go to the newest
 chunks (the highest ids): a trader's recent notes before old ones.
 
-One scan per term (at most `p_per_term_cap` rows each), each planned for its own literal: the planner
-takes the GIN index for a rare term and the trader's rows for a common one.
+One scan per term (at most `p_per_term_cap` rows each), each a bitmap scan of the GIN index (below: the term's
+postings and, for a trader holding less than half the table, the owner's). `enable_seqscan` is off inside the
+function: for a term in a quarter of the chunks the planner chose to read rows in order until enough matched,
+testing `@@` on each, and its cost model does not count the tsvector's detoasting (out of line for every chunk
+of the bench's 400-800 words), so that read took 29 ms where the bitmap scan takes 8 (a 100,000-chunk trader,
+`bench/recall_latency.py`'s chunks, EXPLAIN ANALYZE). A trader holding most of the table gets no owner lexemes:
+intersecting with postings that hold nearly every chunk doubled the fetch's time and filtered nothing out.
 
 `p_workspace_path` narrows the workspace files to those whose path matches it (a case-insensitive
 regular expression, as `~*`; NULL: every workspace file), inside the scans, so the per-term cap and the
@@ -50,18 +55,29 @@ CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
     p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL
 ) RETURNS TABLE(id bigint, weight double precision)
-LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20 SET search_path = pg_catalog, public, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
+SET search_path = pg_catalog, public, pg_temp SET enable_seqscan = off AS $fn$
 DECLARE
     scans text[] := '{}';
-    -- The owner lexemes a chunk must hold besides the term (OWNER_SEARCH_VECTOR_SQL, in recall/row_security.py).
-    owners text := CASE WHEN p_owner IS NULL THEN '''owner 0'''
-                   ELSE format('(''owner %s'' | ''owner 0'')', p_owner) END;
+    owned bigint;
+    -- The owner lexemes a chunk must hold besides the term (OWNER_SEARCH_VECTOR_SQL, in recall/row_security.py):
+    -- the global rows' alone for a global search, the trader's or the global rows' for a trader's.
+    owners text := '''owner 0''';
 BEGIN
     IF p_owner IS NOT NULL AND NOT COALESCE(public.access_scope_sealed() AND (
         p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
         OR current_setting('app.elevated', true) = 'on'
     ), false) THEN
         RETURN;
+    END IF;
+    IF p_owner IS NOT NULL THEN
+        SELECT s.df INTO owned FROM public.recall_lexeme_stats s WHERE s.owner_id = p_owner AND s.lexeme = '';
+        owners := CASE
+            WHEN COALESCE(owned, 0) * 2
+                 > (SELECT t.reltuples FROM pg_class t WHERE t.oid = 'public.recall_chunks'::regclass)
+            THEN NULL  -- most of the table is the trader's: the owner postings would filter nothing out
+            ELSE format('(''owner %s'' | ''owner 0'')', p_owner)
+        END;
     END IF;
     FOR i IN 1 .. COALESCE(array_length(p_lexemes, 1), 0) LOOP
         scans := scans || format(
@@ -70,7 +86,7 @@ BEGIN
             ' AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
             ' OR COALESCE(c.owner_id, 0) = 0) AND ($3::text[] IS NULL OR c.source = ANY($3))'
             ' AND ($7::text IS NULL OR c.source <> ''workspace'' OR regexp_like(c.path, $7, ''i'')) LIMIT $4)',
-            i, '''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || ''' & ' || owners
+            i, '''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || '''' || COALESCE(' & ' || owners, '')
         );
     END LOOP;
     IF cardinality(scans) = 0 THEN
