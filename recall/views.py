@@ -10,6 +10,7 @@ memorysite.browser.InvisibleTextMarkMiddleware, so text cannot hide or reorder w
 from __future__ import annotations
 
 import difflib
+import re
 from typing import cast
 from urllib.parse import urlencode
 
@@ -225,15 +226,32 @@ def _home_page(request, context: dict):
 def document_detail(request, document_id: int):
     document = selectors.document_get(user=request.user, document_id=document_id)
     chunks = document.chunks.order_by("ordinal").values("ordinal", "start_line", "end_line", "heading", "embedded_at")
+    lines = document_lines(document.content)  # numbered as the chunks' citations count them
+    cited = cited_lines(request.GET.get("lines", ""), len(lines))
     context = {
         "document": document,
         "path": document.path,
         "scope": _scope(document),
-        "lines": document_lines(document.content),  # numbered as the chunks' citations count them
+        "lines": [(number, text, number in cited) for number, text in enumerate(lines, start=1)],
+        "line_count": len(lines),
+        "cited": (min(cited), max(cited)) if cited else None,
         "chunks": list(chunks),
         "embeddings_on": embedder_available(),
     }
     return render(request, "recall/document.html", context)
+
+
+def cited_lines(value: str, line_count: int) -> range:
+    """The lines a citation link marks (``?lines=12-30``, or one line ``?lines=12``), within the document;
+    anything else marks none (a stale or hand-made link is not an error: the page still shows the document)."""
+    match = re.fullmatch(r"(\d{1,7})(?:-(\d{1,7}))?", value.strip())
+    if not match:
+        return range(0)
+    start = int(match.group(1))
+    end = int(match.group(2) or start)
+    if start < 1 or end < start:
+        return range(0)
+    return range(start, min(end, line_count) + 1)
 
 
 @trader_required

@@ -105,7 +105,7 @@ class TestSearch:
         assert found, content
         chunk = manual.chunks.get()
         assert found[0] == {
-            "href": f"/recall/documents/{manual.pk}/#L{chunk.start_line}",
+            "href": f"/recall/documents/{manual.pk}/?lines={chunk.start_line}-{chunk.end_line}#L{chunk.start_line}",
             "path": "TRADING_MANUAL.md",
             "start": str(chunk.start_line),
             "end": str(chunk.end_line),
@@ -322,10 +322,28 @@ class TestDocument:
         assert 'id="L11"' not in content
         assert '<span class="lt">Always place a stop loss two percent below the entry.</span>' in content
         chunk = manual.chunks.get()
-        assert f'<a href="#L{chunk.start_line}">L{chunk.start_line}–{chunk.end_line}</a>' in content
+        span = f"{chunk.start_line}-{chunk.end_line}"
+        assert f'<a href="?lines={span}#L{chunk.start_line}">L{chunk.start_line}–{chunk.end_line}</a>' in content
         assert ">pending<" in content
         embed()
         assert ">embedded<" in logged_in.get(f"/recall/documents/{manual.pk}/").content.decode()
+
+    def test_a_citation_link_marks_all_its_lines(self, logged_in, manual):
+        url = f"/recall/documents/{manual.pk}/"
+        content = logged_in.get(url, {"lines": "2-4"}).content.decode()
+        marked = re.findall(r'<div class="doc-line cited" id="L(\d+)">', content)
+        assert marked == ["2", "3", "4"]
+        assert "The cited lines, 2–4, are marked." in content
+        assert re.findall(
+            r'<div class="doc-line cited" id="L(\d+)">', logged_in.get(url, {"lines": "7"}).content.decode()
+        ) == ["7"]
+        last = len(MANUAL.splitlines())
+        tail = logged_in.get(url, {"lines": f"{last - 1}-99999"}).content.decode()
+        assert re.findall(r'<div class="doc-line cited" id="L(\d+)">', tail) == [str(last - 1), str(last)]
+        for bad in ("4-2", "0-3", "abc", "2-", "-3", "1;drop", "9" * 12):
+            response = logged_in.get(url, {"lines": bad})
+            assert response.status_code == 200, bad
+            assert "doc-line cited" not in response.content.decode() and "cited-note" not in response.content.decode()
 
     def test_another_traders_document_is_a_404(self, logged_in, other):
         theirs = upsert(other, "notes/secret.md", "# Secret\n")

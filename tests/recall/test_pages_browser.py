@@ -115,9 +115,12 @@ def test_it_searches_in_place_and_follows_a_citation_to_its_line(page, console_e
     assert page.evaluate("window.notReloaded") is True
 
     citations.first.locator(".citation-path").click()
-    page.wait_for_url(re.compile(re.escape(reverse("recall-document", args=[manual.pk])) + rf"#L{chunk.start_line}$"))
+    span = rf"\?lines={chunk.start_line}-{chunk.end_line}#L{chunk.start_line}$"
+    page.wait_for_url(re.compile(re.escape(reverse("recall-document", args=[manual.pk])) + span))
     target = page.locator(f"#L{chunk.start_line}")
     sync_api.expect(target).to_be_in_viewport()
+    # Every line of the citation is marked, not only the first (the :target one).
+    sync_api.expect(page.locator(".doc-line.cited")).to_have_count(chunk.end_line - chunk.start_line + 1)
     sync_api.expect(page.locator("#L5 .lt")).to_have_text("Always place a stop loss two percent below the entry.")
     sync_api.expect(page.locator("#chunks tbody tr")).to_have_count(1)
     sync_api.expect(page.locator("#chunks")).to_contain_text("embedded")
