@@ -75,7 +75,7 @@ def test_a_runner_ticking_on_time_is_alive_and_today_is_summed(client, owner, ow
     assert cell(content, deployment, "last-tick") == t4.strftime("%Y-%m-%d %H:%M")
     assert cell(content, deployment, "runner") == "alive 2 min ago · every 5 min"
     assert 'title="Last tick received 2 min ago; usually every 5 min."' in content
-    assert cell(content, deployment, "today-pnl") == "9.00 2 closed"
+    assert cell(content, deployment, "today-pnl") == "$9.00 2 closed"
     assert cell(content, deployment, "drawdown") == "5.00%"  # 9,975 below the 10,500 peak
 
 

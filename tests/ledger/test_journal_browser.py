@@ -62,7 +62,7 @@ def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, conso
     sync_api.expect(rows).to_have_count(3)
     # The cards and both charts now answer for the 3 ETH trades, not all of them.
     sync_api.expect(page.locator("#stat-closed")).to_have_text("3")
-    sync_api.expect(page.locator("#stat-pnl")).to_have_text("2.00")  # −6, −6, +14
+    sync_api.expect(page.locator("#stat-pnl")).to_have_text("$2.00")  # −6, −6, +14
     sync_api.expect(page.locator("#summary-scope")).to_contain_text("matching the filters")
     sync_api.expect(page.locator("#chart-regime svg rect.bar")).to_have_count(3)
     sync_api.expect(page.locator("#chart-cumulative svg path.line")).to_have_count(1)
@@ -74,11 +74,11 @@ def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, conso
     page.get_by_role("link", name=re.compile(r"^PnL \$ \(%\)")).click()
     page.wait_for_url(re.compile(r"sort=-pnl"))
     assert query_of(page) == {"symbol": ["ETH"], "sort": ["-pnl"]}
-    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("14.00")
+    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("$14.00")
     sync_api.expect(page.locator('#trades th[aria-sort="descending"]')).to_contain_text("PnL")
     page.get_by_role("link", name=re.compile(r"^PnL \$ \(%\)")).click()
     page.wait_for_url(re.compile(r"sort=pnl"))
-    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("-6.00")
+    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("−$6.00")
     sync_api.expect(page.locator('#trades th[aria-sort="ascending"]')).to_contain_text("PnL")
     shoot(page, f"{viewport}-03-sorted-by-pnl")
 
@@ -86,7 +86,7 @@ def test_the_filters_drive_the_cards_and_charts_and_the_columns_sort(page, conso
     page.get_by_label("Status").select_option("closed")
     page.wait_for_url(re.compile(r"status=closed"))
     assert query_of(page) == {"status": ["closed"], "symbol": ["ETH"], "sort": ["pnl"]}
-    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("-6.00")
+    sync_api.expect(page.locator("#trades tbody tr").first.locator("td.pnl span").first).to_have_text("−$6.00")
 
     # The CSV link carries the filters and the sort; the file has the same 3 trades in the same order.
     href = page.locator("#export-csv").get_attribute("href")
@@ -115,7 +115,7 @@ def test_a_trades_detail_says_why_and_leads_back_to_the_same_journal_view(
     page.locator("#trades tbody tr").first.get_by_role("link", name=re.compile(r"^Details of the BTC")).click()
     page.wait_for_url(re.compile(r"/trades/[0-9a-f-]{36}/"))
     sync_api.expect(page.get_by_role("heading", name=re.compile(r"^BTC"))).to_be_visible()
-    sync_api.expect(page.locator("#trade-pnl")).to_have_text("24.00")  # long 2 @ 110 → 118, the best BTC trade
+    sync_api.expect(page.locator("#trade-pnl")).to_have_text("$24.00")  # long 2 @ 110 → 118, the best BTC trade
     sync_api.expect(page.locator("#entry-reason")).to_have_text("breakout")
     sync_api.expect(page.locator("#entry-ops")).to_contain_text("open_trade")
     sync_api.expect(page.locator("#exit-ops")).to_contain_text("close_trade")

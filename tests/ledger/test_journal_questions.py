@@ -58,9 +58,9 @@ class TestCardsAndChartsFollowTheFilters:
         content = client.get(journal_url(journal, symbol="BTC")).content.decode()
         assert stat(content, "closed") == "2"
         assert (stat(content, "wins"), stat(content, "losses")) == ("2", "0")
-        assert stat(content, "pnl") == "15.00"
-        assert stat(content, "best") == "10.00"
-        assert stat(content, "worst") == "5.00"
+        assert stat(content, "pnl") == "$15.00"
+        assert stat(content, "best") == "$10.00"
+        assert stat(content, "worst") == "$5.00"
         assert "closed trades matching the filters" in content
         data = chart_data(content)
         assert data["cumulative"] == [[ms(10), 10.0], [ms(30), 15.0]]
@@ -73,7 +73,7 @@ class TestCardsAndChartsFollowTheFilters:
         client.force_login(owner)
         content = client.get(journal_url(journal, regime="unclassified"), headers=HTMX).content.decode()
         assert stat(content, "closed") == "1"
-        assert stat(content, "pnl") == "-10.00"
+        assert stat(content, "pnl") == "−$10.00"  # a real minus sign
         assert chart_data(content) == {
             "cumulative": [[ms(10), -10.0]],
             "by_regime": [{"tag": "unclassified", "trades": 1, "pnl": -10.0}],

@@ -85,7 +85,7 @@ class TestWhy:
         assert "“breakout &lt;b&gt;rules&lt;/b&gt;”" in content
         assert "<code>TRADING_MANUAL.md:3–9</code>" in content
         assert "enter on a close above the range" in content
-        assert re.search(r'id="trade-pnl" class="pos">10.00<', content)
+        assert re.search(r'id="trade-pnl" class="pos">\$10.00<', content)
 
     def test_it_shows_the_ops_of_the_opening_and_closing_ticks(self, client, caught_up):
         trade = trade_of(caught_up, "BTC")

@@ -176,12 +176,12 @@ class TestPage:
         assert stat(content, "wins") == "2"
         assert stat(content, "losses") == "1"
         assert stat(content, "win-rate") == "66.7%"
-        assert stat(content, "pnl") == "5.00"
-        assert stat(content, "fees") == "1.25"
-        assert stat(content, "net") == "3.75"
+        assert stat(content, "pnl") == "$5.00"
+        assert stat(content, "fees") == "$1.25"
+        assert stat(content, "net") == "$3.75"
         assert stat(content, "holding") == "10.0 min"
-        assert stat(content, "best") == "10.00"
-        assert stat(content, "worst") == "-10.00"
+        assert stat(content, "best") == "$10.00"
+        assert stat(content, "worst") == "−$10.00"
 
     def test_the_summary_selector_answers_in_one_query(self, journal, django_assert_num_queries):
         materialize_if_behind(Deployment.objects.get(pk=journal.pk))
