@@ -127,6 +127,7 @@ INSTALLED_APPS = [
     "research",
     "recall",
     "mcpserver",
+    "dataops",  # backups, a trader's export and erasure: above every app whose rows it reads
     "access",
 ]
 
