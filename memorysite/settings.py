@@ -369,6 +369,25 @@ CELERY_BEAT_SCHEDULE = {
     "recall-sync": {"task": "recall.scheduled_sync", "schedule": float(RECALL_SYNC_INTERVAL_S)},
 }
 
+# Retention (issue 22): beat sweeps that keep the database from growing forever, each deleting (or thinning) in
+# bounded batches, elevated and audited (memorysite/retention.py). Idempotency keys go after their 24 h
+# (memorysite/idempotency.py TTL); analyst retrieval audits after SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS (the
+# seed's 90-180); decision snapshots' bars after SNAPSHOT_BARS_RETENTION_DAYS once materialized, except on the
+# ticks that opened a trade (docs/architecture.md, "Retention", says what is kept and why).
+SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS = env_int("SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS", default=90, minimum=90)
+if SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS > 180:
+    raise ImproperlyConfigured("SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS: must be 90 to 180 (the seed's retention)")
+SNAPSHOT_BARS_RETENTION_DAYS = env_int("SNAPSHOT_BARS_RETENTION_DAYS", default=30, minimum=1)
+RETENTION_SWEEP_INTERVAL_S = 3600.0
+CELERY_BEAT_SCHEDULE |= {
+    f"retention-{name}": {"task": task, "schedule": RETENTION_SWEEP_INTERVAL_S}
+    for name, task in [
+        ("idempotency-keys", "memorysite.expire_idempotency_keys"),
+        ("retrieval-audits", "signals.expire_retrieval_audits"),
+        ("snapshot-bars", "ledger.prune_snapshot_bars"),
+    ]
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -146,7 +146,11 @@ class MemoryRetrievalAudit(OwnedModel):
     class Meta:
         db_table = "memory_retrieval_audits"
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["market", "-created_at"], name="retrieval_audit_market")]
+        indexes = [
+            models.Index(fields=["market", "-created_at"], name="retrieval_audit_market"),
+            # signals.services.retrieval_audits_expire deletes by age across markets and traders.
+            models.Index(fields=["created_at"], name="retrieval_audit_created"),
+        ]
 
     def __str__(self) -> str:
         return f"{'ok' if self.success else self.error_type} {self.market_id} @ {self.created_at:%Y-%m-%d %H:%M:%S}"

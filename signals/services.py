@@ -11,6 +11,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 
+from memorysite import retention
 from memorysite.statement_timeout import local_statement_timeout
 from signals import selectors
 from signals.memory import EvolutionEvent, NewSignal, track_evolution
@@ -174,3 +175,12 @@ def memory_audit(
     except DatabaseError:
         logger.warning("memory retrieval audit for market %s not written", market.pk, exc_info=True)
     return outcome
+
+
+def retrieval_audits_expire(*, now: dt.datetime, batch: int = retention.BATCH) -> int:
+    """Delete every trader's retrieval audits older than SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS (the seed keeps
+    them 90-180 days); the beat sweep, whose caller elevates. Returns how many were deleted."""
+    cutoff = now - dt.timedelta(days=settings.SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS)
+    return retention.in_batches(
+        MemoryRetrievalAudit.objects.filter(created_at__lt=cutoff), lambda picked: picked.delete()[0], batch=batch
+    )
