@@ -492,6 +492,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download all your data as a zip (JSON, CSV, YAML, Markdown)
+         * @description Everything this service keeps for your account, as one zip readable without it: every row you own table by table (`data/<table>.jsonl`), your trades and facts as CSV, every lessons revision as Markdown, your research memory in the seed's YAML layout and your recall documents as files. Another trader's rows and global documents are never in it. Token keys are not (only their hashes are kept), nor search vectors.
+         */
+        get: operations["export_my_data"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/recall/documents/": {
         parameters: {
             query?: never;
@@ -954,9 +974,9 @@ export interface components {
             truncated: boolean;
         };
         /**
-         * @description * `user_deleted` - deleted by you
-         *     * `user_corrected` - corrected by you
-         *     * `agent_forget` - forgotten by the agent
+         * @description * `user_deleted` - archived by the trader
+         *     * `user_corrected` - archived: the trader corrected it
+         *     * `agent_forget` - forgotten by the coach
          * @enum {string}
          */
         ArchivedReasonEnum: "user_deleted" | "user_corrected" | "agent_forget";
@@ -1552,9 +1572,9 @@ export interface components {
             /**
              * @description Why: `user_deleted`, `user_corrected` or `agent_forget` (the coach forgot it); null while in use.
              *
-             *     * `user_deleted` - deleted by you
-             *     * `user_corrected` - corrected by you
-             *     * `agent_forget` - forgotten by the agent
+             *     * `user_deleted` - archived by the trader
+             *     * `user_corrected` - archived: the trader corrected it
+             *     * `agent_forget` - forgotten by the coach
              */
             archived_reason?: components["schemas"]["ArchivedReasonEnum"] | null;
         };
@@ -5304,6 +5324,55 @@ export interface operations {
             };
             /** @description No such market among yours. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests with this token in the current window: wait the `Retry-After` header's seconds, then send the request again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_my_data: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A zip of every row you own (README.txt inside says what each file holds), streamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description No usable credentials: `detail` says whether the Authorization header was missing, lacked the `Token ` prefix, or held an unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A runner token: it reaches its deployment's runner endpoints only. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
