@@ -70,8 +70,15 @@ AUTH_CLIENT_IP_HEADER = env_str("AUTH_CLIENT_IP_HEADER")
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
-# Analyst memory retrieval gives up after this long and degrades to empty memory (the seed's 5 s).
-SIGNALS_QUERY_TIMEOUT_MS = 5000
+# Analyst memory's switches (seed § Deployment), the environment's values: on or off, the signals an agent's
+# retrieval returns at most (1-5), the retrieval's timeout (the seed's 5 s: past it, empty memory) and retries of
+# a retrieval refused for too many connections. Staff's row in admin (signals.MemorySettings) wins over them.
+SIGNALS_MEMORY_ENABLED = env_bool("SIGNALS_MEMORY_ENABLED", default=True)
+SIGNALS_MEMORY_MAX_SIGNALS = env_int("SIGNALS_MEMORY_MAX_SIGNALS", default=5, minimum=1)
+if SIGNALS_MEMORY_MAX_SIGNALS > 5:
+    raise ImproperlyConfigured("SIGNALS_MEMORY_MAX_SIGNALS: must be 1 to 5 (the seed's retrieval cap)")
+SIGNALS_QUERY_TIMEOUT_MS = env_int("SIGNALS_QUERY_TIMEOUT_MS", default=5000, minimum=1)
+SIGNALS_MEMORY_RETRIES = env_int("SIGNALS_MEMORY_RETRIES", default=3)
 # Each section of the per-tick context (GET /api/v1/deployments/{id}/context/) gives up after this long per
 # statement and is served empty, named in `degraded` (agentcontext/degrade.py). On bench/context_latency.py a
 # section's reads take 1-7 ms at p50 and at most 19 ms (100,000 trades, a loaded 2-core machine): 250 ms is 13x

@@ -15,7 +15,7 @@ from memorysite import retention
 from memorysite.statement_timeout import local_statement_timeout
 from signals import selectors
 from signals.memory import EvolutionEvent, NewSignal, track_evolution
-from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
+from signals.models import AgentSignal, Market, MemoryRetrievalAudit, MemorySettings, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
 
@@ -149,7 +149,10 @@ def _json(value):
 
 
 def memory_for_agents(*, market: Market, agent_names: Sequence[str], limit: int) -> selectors.RetrievalOutcome:
-    """The agents' memories, with the seed's audit record (``memory_audit``)."""
+    """The agents' memories, with the seed's audit record (``memory_audit``); empty, unread and unaudited when
+    analyst memory is switched off."""
+    if not selectors.memory_switches().enabled:
+        return selectors.no_memories(market_id=market.pk, agent_names=agent_names, outcome=selectors.RetrievalOutcome())
     outcome = selectors.get_all_agent_memories(market=market, agent_names=agent_names, limit=limit)
     return memory_audit(market=market, agent_names=agent_names, outcome=outcome)
 
@@ -184,3 +187,32 @@ def retrieval_audits_expire(*, now: dt.datetime, batch: int = retention.BATCH) -
     return retention.in_batches(
         MemoryRetrievalAudit.objects.filter(created_at__lt=cutoff), lambda picked: picked.delete()[0], batch=batch
     )
+
+
+def memory_settings_save(*, row: MemorySettings) -> MemorySettings:
+    """Staff's switches (admin): validated, saved, and put in the cache at once, so every process follows them
+    on its next retrieval."""
+    row.pk = 1
+    row.full_clean()
+    row.save()
+    switches = selectors.switches_of(row)
+    transaction.on_commit(lambda: _cache_switches(switches))
+    return row
+
+
+def _cache_switches(switches: selectors.MemorySwitches) -> None:
+    from dataclasses import asdict
+
+    from django.core.cache import cache
+    from redis.exceptions import RedisError
+
+    try:
+        cache.set(selectors.switches_cache_key(), asdict(switches), selectors.SWITCHES_CACHE_S)
+    except (RedisError, OSError):
+        logger.warning("analyst memory switches not cached (Redis unavailable): each retrieval reads them")
+
+
+def memory_settings_delete() -> None:
+    """Staff's row removed: the environment's values hold again, at once."""
+    MemorySettings.objects.filter(pk=1).delete()
+    transaction.on_commit(lambda: _cache_switches(selectors.switches_from_environment()))

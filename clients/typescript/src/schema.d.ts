@@ -1843,6 +1843,8 @@ export interface components {
             agents: {
                 [key: string]: components["schemas"]["AgentMemoryOutput"];
             };
+            /** @description False when analyst memory is switched off (staff's setting, or SIGNALS_MEMORY_ENABLED): every agent gets empty memory and nothing was read; the agents run without it. */
+            enabled: boolean;
             /** @description True when a step failed and memory is empty by fallback (the steps: `degraded_steps`). */
             degraded: boolean;
             /** @description The steps that failed, in this order: market (the market lookup: a database error or the query timeout; every agent gets empty memory), signals (the signals query: the same, audited), formatting (an agent's memory could not be formatted: that agent gets empty memory). Empty when nothing failed. */
