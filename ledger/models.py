@@ -241,6 +241,8 @@ class DecisionSnapshot(OwnedModel):
         indexes = [
             # The risk-state slot counts engine verdicts by deployment over recent ticks.
             models.Index(fields=["deployment", "engine_kind", "-tick_at"], name="snapshot_engine_recent"),
+            # ledger.services.snapshot_bars_prune finds the old ticks still holding bars (a small index once swept).
+            models.Index(fields=["created_at"], condition=Q(bars__isnull=False), name="snapshot_bars_held"),
         ]
 
     def __str__(self) -> str:

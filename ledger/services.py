@@ -9,9 +9,10 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal
 from functools import partial
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max, Value
+from django.db.models import Exists, F, Max, OuterRef, Value
 from django.db.models.functions import Greatest
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -43,6 +44,7 @@ from ledger.models import (
 )
 from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed, trades_materialized
+from memorysite import retention
 from memorysite.redis import enqueue_once, queued_done
 
 logger = logging.getLogger(__name__)
@@ -468,3 +470,23 @@ def runner_token_revoke(*, token: RunnerToken, now: dt.datetime) -> RunnerToken:
     RunnerToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
     token.refresh_from_db(fields=["revoked_at"])
     return token
+
+
+# -- retention ---------------------------------------------------------------------------------------
+
+
+def snapshot_bars_prune(*, now: dt.datetime, batch: int = retention.BATCH) -> int:
+    """Drop the bars (the heavy part: ~9 KB of a tick with 100 bars) of materialized decision snapshots stored
+    more than SNAPSHOT_BARS_RETENTION_DAYS ago; the beat sweep, whose caller elevates. Returns how many.
+
+    Kept: every other field (positions, marks, the proposed action, the engine's verdict, materialized ops,
+    citations, the lessons hash: what the ledger, the journal, the trade page and a rebuild read), and the
+    bars of every tick that opened a trade — the trade page summarises them, the situation summary is written
+    from them, and a rebuild (backfill_trade_history, the parity replays) stamps the same entry regime from
+    them. The rebuild needs no other tick's bars: only a tick that opens a trade reads them."""
+    cutoff = now - dt.timedelta(days=settings.SNAPSHOT_BARS_RETENTION_DAYS)
+    opened_a_trade = TradeHistory.objects.filter(entry_snapshot_id=OuterRef("pk"))
+    heavy = DecisionSnapshot.objects.filter(
+        bars__isnull=False, created_at__lt=cutoff, materialized_at__isnull=False
+    ).exclude(Exists(opened_a_trade))
+    return retention.in_batches(heavy, lambda picked: picked.update(bars=None), batch=batch)

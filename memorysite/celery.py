@@ -29,3 +29,15 @@ def heartbeat() -> dict:
         "pgvector": database.detail,
         "redis": check_redis().status,
     }
+
+
+@app.task(name="memorysite.expire_idempotency_keys", ignore_result=True)
+def expire_idempotency_keys() -> int:
+    """Beat: every trader's Idempotency-Key rows past their 24 h, in batches. Returns how many were deleted."""
+    from django.utils import timezone
+
+    from access import scope
+    from memorysite.idempotency import idempotency_keys_expire
+
+    with scope.elevated("memorysite.expire_idempotency_keys: keys older than 24 h", atomic=False):
+        return idempotency_keys_expire(now=timezone.now())

@@ -38,6 +38,7 @@ from rest_framework.response import Response
 
 from access import scope
 from access.models import IdempotencyKey
+from memorysite import retention
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView as _ViewBase
@@ -209,3 +210,10 @@ KEY_PARAMETER = OpenApiParameter(
     "is a 409, and so is a retry while the first request is still running. Keys are yours for 24 hours; "
     "a request that failed releases its key.",
 )
+
+
+def idempotency_keys_expire(*, now: dt.datetime, batch: int = retention.BATCH) -> int:
+    """Delete every trader's keys older than TTL (the beat sweep; the caller elevates). Returns how many."""
+    return retention.in_batches(
+        IdempotencyKey.objects.filter(created_at__lt=now - TTL), lambda picked: picked.delete()[0], batch=batch
+    )

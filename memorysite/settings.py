@@ -70,8 +70,15 @@ AUTH_CLIENT_IP_HEADER = env_str("AUTH_CLIENT_IP_HEADER")
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
-# Analyst memory retrieval gives up after this long and degrades to empty memory (the seed's 5 s).
-SIGNALS_QUERY_TIMEOUT_MS = 5000
+# Analyst memory's switches (seed § Deployment), the environment's values: on or off, the signals an agent's
+# retrieval returns at most (1-5), the retrieval's timeout (the seed's 5 s: past it, empty memory) and retries of
+# a retrieval refused for too many connections. Staff's row in admin (signals.MemorySettings) wins over them.
+SIGNALS_MEMORY_ENABLED = env_bool("SIGNALS_MEMORY_ENABLED", default=True)
+SIGNALS_MEMORY_MAX_SIGNALS = env_int("SIGNALS_MEMORY_MAX_SIGNALS", default=5, minimum=1)
+if SIGNALS_MEMORY_MAX_SIGNALS > 5:
+    raise ImproperlyConfigured("SIGNALS_MEMORY_MAX_SIGNALS: must be 1 to 5 (the seed's retrieval cap)")
+SIGNALS_QUERY_TIMEOUT_MS = env_int("SIGNALS_QUERY_TIMEOUT_MS", default=5000, minimum=1)
+SIGNALS_MEMORY_RETRIES = env_int("SIGNALS_MEMORY_RETRIES", default=3)
 # Each section of the per-tick context (GET /api/v1/deployments/{id}/context/) gives up after this long per
 # statement and is served empty, named in `degraded` (agentcontext/degrade.py). On bench/context_latency.py a
 # section's reads take 1-7 ms at p50 and at most 19 ms (100,000 trades, a loaded 2-core machine): 250 ms is 13x
@@ -127,6 +134,7 @@ INSTALLED_APPS = [
     "research",
     "recall",
     "mcpserver",
+    "dataops",  # backups, a trader's export and erasure: above every app whose rows it reads
     "access",
 ]
 
@@ -366,6 +374,25 @@ CELERY_BEAT_SCHEDULE = {
     "reflection-daily": {"task": "reflection.daily_sweep", "schedule": 900.0},
     # Recall: re-sync remembered workspace folders and embed anything still pending.
     "recall-sync": {"task": "recall.scheduled_sync", "schedule": float(RECALL_SYNC_INTERVAL_S)},
+}
+
+# Retention (issue 22): beat sweeps that keep the database from growing forever, each deleting (or thinning) in
+# bounded batches, elevated and audited (memorysite/retention.py). Idempotency keys go after their 24 h
+# (memorysite/idempotency.py TTL); analyst retrieval audits after SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS (the
+# seed's 90-180); decision snapshots' bars after SNAPSHOT_BARS_RETENTION_DAYS once materialized, except on the
+# ticks that opened a trade (docs/architecture.md, "Retention", says what is kept and why).
+SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS = env_int("SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS", default=90, minimum=90)
+if SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS > 180:
+    raise ImproperlyConfigured("SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS: must be 90 to 180 (the seed's retention)")
+SNAPSHOT_BARS_RETENTION_DAYS = env_int("SNAPSHOT_BARS_RETENTION_DAYS", default=30, minimum=1)
+RETENTION_SWEEP_INTERVAL_S = 3600.0
+CELERY_BEAT_SCHEDULE |= {
+    f"retention-{name}": {"task": task, "schedule": RETENTION_SWEEP_INTERVAL_S}
+    for name, task in [
+        ("idempotency-keys", "memorysite.expire_idempotency_keys"),
+        ("retrieval-audits", "signals.expire_retrieval_audits"),
+        ("snapshot-bars", "ledger.prune_snapshot_bars"),
+    ]
 }
 
 LOGGING = {

@@ -8,6 +8,8 @@ from agentcontext.api import ContextView
 from agentcontext.views import deployment_preview, deployment_preview_save
 from chatmemory.urls import api_urlpatterns as chatmemory_api
 from chatmemory.urls import page_urlpatterns as chatmemory_pages
+from dataops.urls import api_urlpatterns as dataops_api
+from dataops.urls import page_urlpatterns as dataops_pages
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from mcpserver.http import McpView
@@ -42,12 +44,14 @@ urlpatterns = [
     path("api/v1/", include(recall_api)),
     path("api/v1/", include(research_api)),
     path("api/v1/deployments/<int:deployment_id>/context/", ContextView.as_view(), name="api-context"),
+    path("api/v1/", include(dataops_api)),  # the trader's own data (export)
     path("", include(ledger_pages)),
     path("", include(reflection_pages)),
     path("", include(chatmemory_pages)),
     path("", include(signals_pages)),
     path("", include(recall_pages)),
     path("", include(research_pages)),
+    path("", include(dataops_pages)),  # the trader's own data: export, delete the account
     path("deployments/<int:deployment_id>/preview/", deployment_preview, name="deployment-preview"),
     path("deployments/<int:deployment_id>/preview/save/", deployment_preview_save, name="deployment-preview-save"),
     re_path(r"^mcp/?$", McpView.as_view(), name="mcp"),  # MCP clients are configured with or without the slash

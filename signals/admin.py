@@ -3,7 +3,8 @@
 from django.contrib import admin
 
 from access.admin import OWNER_FILTER, ReadOnlyAdmin
-from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
+from signals import selectors, services
+from signals.models import AgentSignal, Market, MemoryRetrievalAudit, MemorySettings, SignalEvolutionEvent
 
 
 @admin.register(Market)
@@ -42,3 +43,28 @@ class MemoryRetrievalAuditAdmin(ReadOnlyAdmin):
     search_fields = ["=market__id", "owner__username", "error"]
     list_select_related = ["market"]
     date_hierarchy = "created_at"
+
+
+@admin.register(MemorySettings)
+class MemorySettingsAdmin(admin.ModelAdmin):
+    """The switches of analyst memory (seed § Deployment): one row, which wins over the environment's values."""
+
+    list_display = ["__str__", "enabled", "max_signals", "timeout_ms", "retries", "updated_at"]
+    fields = ["enabled", "max_signals", "timeout_ms", "retries"]
+
+    def has_add_permission(self, request):
+        return super().has_add_permission(request) and not MemorySettings.objects.exists()
+
+    def get_changeform_initial_data(self, request):
+        now = selectors.switches_from_environment()  # a new row starts from what holds now
+        return {"enabled": now.enabled, "max_signals": now.max_signals, "timeout_ms": now.timeout_ms,
+                "retries": now.retries}  # fmt: skip
+
+    def save_model(self, request, obj, form, change):
+        services.memory_settings_save(row=obj)
+
+    def delete_model(self, request, obj):
+        services.memory_settings_delete()
+
+    def delete_queryset(self, request, queryset):
+        services.memory_settings_delete()

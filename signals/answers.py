@@ -28,7 +28,8 @@ logger = logging.getLogger(__name__)
 def market_memory_answer(*, user, market_id: int, query) -> dict:
     """GET /api/v1/markets/{market_id}/memory/'s answer to its query parameters, and the MCP tool
     `get_analyst_memory`'s: the market (404 when not the trader's), then the query validated (400), then
-    each named agent's memory, formatted for its prompt (the retrieval audited).
+    each named agent's memory, formatted for its prompt (the retrieval audited). With analyst memory switched off
+    (selectors.memory_switches), every agent's memory is empty and nothing is read or written: `enabled` false.
 
     Degrade, never fail (seed property 10): each step that fails — the market lookup or the signals query (a
     database error or SIGNALS_QUERY_TIMEOUT_MS), an agent's formatting (any error) — gives empty memory
@@ -38,7 +39,16 @@ def market_memory_answer(*, user, market_id: int, query) -> dict:
 
     The market lookup and the signals query share one savepoint and one statement timeout
     (``selectors.memory_reads``); the audit row is written after them."""
-    with selectors.memory_reads() as reads:
+    switches = selectors.memory_switches()
+    if not switches.enabled:  # the seed's feature flag off: empty memory, no query (not even the market's), no audit
+        options = validated(MemoryQuery, query)
+        off = selectors.no_memories(
+            market_id=market_id, agent_names=options["agents"], outcome=selectors.RetrievalOutcome()
+        )
+        now = timezone.now()
+        agents = {name: agent_memory(memory, now=now, options=options)[0] for name, memory in off.memories.items()}
+        return MemoryOutput({"agents": agents, "enabled": False, "degraded": False, "degraded_steps": []}).data
+    with selectors.memory_reads(switches) as reads:
         market, lookup = selectors.market_for_memory(user=user, market_id=market_id, reads=reads)
         options = validated(MemoryQuery, query)
         if market is not None:
@@ -60,7 +70,8 @@ def market_memory_answer(*, user, market_id: int, query) -> dict:
         if not formatted:
             steps.add(STEP_FORMATTING)
     degraded_steps = [step for step in MEMORY_STEPS if step in steps]
-    return MemoryOutput({"agents": agents, "degraded": bool(degraded_steps), "degraded_steps": degraded_steps}).data
+    answer = {"agents": agents, "enabled": True, "degraded": bool(degraded_steps), "degraded_steps": degraded_steps}
+    return MemoryOutput(answer).data
 
 
 def agent_memory(memory: AgentMemoryContext, *, now: dt.datetime, options: dict) -> tuple[dict, bool]:

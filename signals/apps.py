@@ -8,5 +8,5 @@ class SignalsConfig(AppConfig):
 
     name = "signals"
     verbose_name = "Signals: analyst memory"
-    # Its tables are owned or children, nothing more (access/row_security.py).
-    row_security = RowSecurity()
+    # Its tables are owned or children (access/row_security.py), besides the switches' one row, every scope's.
+    row_security = RowSecurity(shared=("MemorySettings",))

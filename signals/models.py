@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import uuid
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
 from access.models import OwnedModel
+from signals.memory import MAX_SIGNALS
 
 DIRECTIONS = ("YES", "NO", "NEUTRAL")
 AGENT_NAME_MAX = 100
@@ -146,7 +148,51 @@ class MemoryRetrievalAudit(OwnedModel):
     class Meta:
         db_table = "memory_retrieval_audits"
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["market", "-created_at"], name="retrieval_audit_market")]
+        indexes = [
+            models.Index(fields=["market", "-created_at"], name="retrieval_audit_market"),
+            # signals.services.retrieval_audits_expire deletes by age across markets and traders.
+            models.Index(fields=["created_at"], name="retrieval_audit_created"),
+        ]
 
     def __str__(self) -> str:
         return f"{'ok' if self.success else self.error_type} {self.market_id} @ {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class MemorySettings(models.Model):
+    """Analyst memory's switches (seed § Deployment: the feature flag), changed in admin without a deploy.
+
+    One row (id 1) at most. Without it the environment's values hold (SIGNALS_MEMORY_ENABLED,
+    SIGNALS_MEMORY_MAX_SIGNALS, SIGNALS_QUERY_TIMEOUT_MS, SIGNALS_MEMORY_RETRIES); with it, the row wins
+    (signals.selectors.memory_switches), so staff can turn memory off at once on a running service."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    enabled = models.BooleanField(
+        default=True, help_text="Off: every agent gets empty memory, and no query is run for it (nor an audit row)."
+    )
+    max_signals = models.PositiveSmallIntegerField(
+        default=MAX_SIGNALS,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_SIGNALS)],
+        help_text=f"Each agent's latest signals retrieved, at most this many (1-{MAX_SIGNALS}); a request's "
+        "`limit` above it is capped to it.",
+    )
+    timeout_ms = models.PositiveIntegerField(
+        default=5000,
+        validators=[MinValueValidator(1), MaxValueValidator(60_000)],
+        help_text="The retrieval's statement timeout; past it memory is empty (degraded), never an error.",
+    )
+    retries = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MaxValueValidator(10)],
+        help_text="Retries of a retrieval refused for too many connections (exponential backoff); a connection "
+        "error is retried at most once, a timeout or a query error never.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "analyst_memory_settings"
+        verbose_name = "analyst memory settings"
+        verbose_name_plural = "analyst memory settings"
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="analyst_memory_settings_one_row")]
+
+    def __str__(self) -> str:
+        return f"analyst memory {'on' if self.enabled else 'off'}"

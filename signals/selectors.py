@@ -18,25 +18,26 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TypeVar
 
 import psycopg.errors
 from django.conf import settings
+from django.core.cache import cache
 from django.db import DatabaseError, OperationalError, connection
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
+from redis.exceptions import RedisError
 
 from memorysite.statement_timeout import TimedReads, timed_reads
 from signals.memory import MAX_SIGNALS, AgentMemoryContext, signal_from_row
-from signals.models import AgentSignal, Market, RetrievalErrorType, SignalEvolutionEvent
+from signals.models import AgentSignal, Market, MemorySettings, RetrievalErrorType, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-RATE_LIMIT_RETRIES = 3
 RATE_LIMIT_BACKOFF_S = 0.25  # 0.25, 0.5, 1 s
 CONNECTION_RETRY_DELAY_S = 1.0
 
@@ -99,12 +100,72 @@ class RetrievalOutcome:
     memories: dict[str, AgentMemoryContext] = field(default_factory=dict)
 
 
-def memory_reads() -> AbstractContextManager[TimedReads]:
+@dataclass(frozen=True)
+class MemorySwitches:
+    """Analyst memory's switches (seed § Deployment) as they hold now."""
+
+    enabled: bool
+    max_signals: int
+    timeout_ms: int
+    retries: int
+
+
+# Shared by every process through the cache (Redis), named after the database; a save in admin sets it at once
+# (signals.services.memory_settings_save), so reading the switches costs no query on the retrieval's path.
+SWITCHES_CACHE_S = 60
+
+
+def switches_cache_key() -> str:
+    """Named after the database and the environment's values: a restart with other values reads afresh."""
+    env = switches_from_environment()
+    return (
+        f"signals:memory-switches:{connection.settings_dict['NAME']}:"
+        f"{int(env.enabled)}-{env.max_signals}-{env.timeout_ms}-{env.retries}"
+    )
+
+
+def switches_from_environment() -> MemorySwitches:
+    return MemorySwitches(
+        enabled=settings.SIGNALS_MEMORY_ENABLED,
+        max_signals=settings.SIGNALS_MEMORY_MAX_SIGNALS,
+        timeout_ms=settings.SIGNALS_QUERY_TIMEOUT_MS,
+        retries=settings.SIGNALS_MEMORY_RETRIES,
+    )
+
+
+def switches_of(row: MemorySettings | None) -> MemorySwitches:
+    """The row's switches (it wins), or the environment's when there is no row."""
+    if row is None:
+        return switches_from_environment()
+    return MemorySwitches(
+        enabled=row.enabled, max_signals=row.max_signals, timeout_ms=row.timeout_ms, retries=row.retries
+    )
+
+
+def memory_switches() -> MemorySwitches:
+    """The switches: from the cache, else read (staff's row, or the environment) and cached for SWITCHES_CACHE_S.
+    With Redis down, read from the database every time (never an error for it)."""
+    key = switches_cache_key()
+    try:
+        cached = cache.get(key)
+    except (RedisError, OSError):
+        cached = None
+    if isinstance(cached, dict):
+        return MemorySwitches(**cached)
+    switches = switches_of(MemorySettings.objects.filter(pk=1).first())
+    try:
+        cache.set(key, asdict(switches), SWITCHES_CACHE_S)
+    except (RedisError, OSError):
+        logger.warning("analyst memory switches not cached (Redis unavailable)")
+    return switches
+
+
+def memory_reads(switches: MemorySwitches | None = None) -> AbstractContextManager[TimedReads]:
     """``with memory_reads() as reads:`` the reads of a memory answer (``market_for_memory``,
     ``get_all_agent_memories``, given ``reads``) under SIGNALS_QUERY_TIMEOUT_MS in ONE savepoint
     (``memorysite.statement_timeout.timed_reads``): four statements on the happy path however many reads, where
     a savepoint and a timeout per read cost four each. Reads only: the audit row is written after the block."""
-    return timed_reads(settings.SIGNALS_QUERY_TIMEOUT_MS)
+    return timed_reads((switches or memory_switches()).timeout_ms)
 
 
 def _under_retry_policy(
@@ -121,9 +182,10 @@ def _under_retry_policy(
             return reads.attempt(read)
         except DatabaseError as exc:
             error_type = _classify(exc)
-            if error_type == RetrievalErrorType.RATE_LIMIT and outcome.retry_attempts < RATE_LIMIT_RETRIES:
+            retries = memory_switches().retries
+            if error_type == RetrievalErrorType.RATE_LIMIT and outcome.retry_attempts < retries:
                 time.sleep(RATE_LIMIT_BACKOFF_S * 2**outcome.retry_attempts)
-            elif error_type == RetrievalErrorType.CONNECTION and outcome.retry_attempts < 1:
+            elif error_type == RetrievalErrorType.CONNECTION and outcome.retry_attempts < min(1, retries):
                 time.sleep(CONNECTION_RETRY_DELAY_S)
             else:
                 outcome.success, outcome.error_type, outcome.error = False, error_type, _one_line(exc)
@@ -171,7 +233,7 @@ def get_all_agent_memories(
     names = list(dict.fromkeys(agent_names))  # unique, in the order asked
     outcome = RetrievalOutcome()
     rows = _under_retry_policy(
-        lambda: _query(market, names, min(limit, MAX_SIGNALS)),
+        lambda: _query(market, names, min(limit, MAX_SIGNALS, memory_switches().max_signals)),
         outcome,
         f"memory retrieval for market {market.pk}",
         reads,

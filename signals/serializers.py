@@ -158,6 +158,10 @@ class MemoryOutput(serializers.Serializer):
     agents = serializers.DictField(
         child=AgentMemoryOutput(), help_text="Each agent named in `agents`, by name: its own memory."
     )
+    enabled = serializers.BooleanField(
+        help_text="False when analyst memory is switched off (staff's setting, or SIGNALS_MEMORY_ENABLED): every "
+        "agent gets empty memory and nothing was read; the agents run without it."
+    )
     degraded = serializers.BooleanField(
         help_text="True when a step failed and memory is empty by fallback (the steps: `degraded_steps`)."
     )

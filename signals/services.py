@@ -11,10 +11,11 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 
+from memorysite import retention
 from memorysite.statement_timeout import local_statement_timeout
 from signals import selectors
 from signals.memory import EvolutionEvent, NewSignal, track_evolution
-from signals.models import AgentSignal, Market, MemoryRetrievalAudit, SignalEvolutionEvent
+from signals.models import AgentSignal, Market, MemoryRetrievalAudit, MemorySettings, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +149,10 @@ def _json(value):
 
 
 def memory_for_agents(*, market: Market, agent_names: Sequence[str], limit: int) -> selectors.RetrievalOutcome:
-    """The agents' memories, with the seed's audit record (``memory_audit``)."""
+    """The agents' memories, with the seed's audit record (``memory_audit``); empty, unread and unaudited when
+    analyst memory is switched off."""
+    if not selectors.memory_switches().enabled:
+        return selectors.no_memories(market_id=market.pk, agent_names=agent_names, outcome=selectors.RetrievalOutcome())
     outcome = selectors.get_all_agent_memories(market=market, agent_names=agent_names, limit=limit)
     return memory_audit(market=market, agent_names=agent_names, outcome=outcome)
 
@@ -174,3 +178,41 @@ def memory_audit(
     except DatabaseError:
         logger.warning("memory retrieval audit for market %s not written", market.pk, exc_info=True)
     return outcome
+
+
+def retrieval_audits_expire(*, now: dt.datetime, batch: int = retention.BATCH) -> int:
+    """Delete every trader's retrieval audits older than SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS (the seed keeps
+    them 90-180 days); the beat sweep, whose caller elevates. Returns how many were deleted."""
+    cutoff = now - dt.timedelta(days=settings.SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS)
+    return retention.in_batches(
+        MemoryRetrievalAudit.objects.filter(created_at__lt=cutoff), lambda picked: picked.delete()[0], batch=batch
+    )
+
+
+def memory_settings_save(*, row: MemorySettings) -> MemorySettings:
+    """Staff's switches (admin): validated, saved, and put in the cache at once, so every process follows them
+    on its next retrieval."""
+    row.pk = 1
+    row.full_clean()
+    row.save()
+    switches = selectors.switches_of(row)
+    transaction.on_commit(lambda: _cache_switches(switches))
+    return row
+
+
+def _cache_switches(switches: selectors.MemorySwitches) -> None:
+    from dataclasses import asdict
+
+    from django.core.cache import cache
+    from redis.exceptions import RedisError
+
+    try:
+        cache.set(selectors.switches_cache_key(), asdict(switches), selectors.SWITCHES_CACHE_S)
+    except (RedisError, OSError):
+        logger.warning("analyst memory switches not cached (Redis unavailable): each retrieval reads them")
+
+
+def memory_settings_delete() -> None:
+    """Staff's row removed: the environment's values hold again, at once."""
+    MemorySettings.objects.filter(pk=1).delete()
+    transaction.on_commit(lambda: _cache_switches(selectors.switches_from_environment()))

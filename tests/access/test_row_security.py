@@ -151,7 +151,11 @@ class TestADeclarationChangesWhatIsInstalled:
     def test_a_declared_function_and_append_only_table_are_installed(self, transactional_db, declarations):
         research = apps.get_app_config("research")
         declarations.setattr(research, "row_security", RowSecurity(append_only=("Experiment",)))
-        declarations.setattr(apps.get_app_config("signals"), "row_security", RowSecurity(functions=(PROBE_FUNCTION,)))
+        declarations.setattr(
+            apps.get_app_config("signals"),
+            "row_security",
+            RowSecurity(shared=("MemorySettings",), functions=(PROBE_FUNCTION,)),
+        )
         role = settings.DATABASE_APP_ROLE
         privileges = (
             "SELECT has_table_privilege(%s, 'experiments', 'UPDATE'), has_table_privilege(%s, 'experiments', 'INSERT')"
@@ -193,7 +197,11 @@ class TestADeclarationChangesWhatIsInstalled:
         with owner_connection() as owner:
             owner.execute("DROP POLICY memory_runner_key ON account_tokens")
             owner.execute("DROP POLICY memory_global_read ON recall_chunks")
-        declarations.setattr(apps.get_app_config("signals"), "row_security", RowSecurity(functions=(PROBE_FUNCTION,)))
+        declarations.setattr(
+            apps.get_app_config("signals"),
+            "row_security",
+            RowSecurity(shared=("MemorySettings",), functions=(PROBE_FUNCTION,)),
+        )
         assert policies.problems() == [
             "table recall_chunks has no memory_global_read policy",
             "table account_tokens has no memory_runner_key policy",

@@ -93,6 +93,8 @@ def trader_pages(data) -> dict[str, str]:
         "research": reverse("research"),
         "account-tokens": reverse("account-tokens"),
         "password": reverse("password-change"),
+        "your-data": reverse("profile-data"),
+        "delete-account": reverse("account-delete"),
     }
 
 

@@ -50,6 +50,8 @@ def test_the_production_profile_passes_check_deploy():
         ({"REDIS_URL": "http://cache/0"}, "REDIS_URL: scheme must be redis://, rediss:// or unix://"),
         ({"CLIENT_TIMEOUT_S": "0"}, "CLIENT_TIMEOUT_S='0': must be a whole number of at least 1"),
         ({"DATABASE_STATEMENT_TIMEOUT_MS": "5s"}, "DATABASE_STATEMENT_TIMEOUT_MS='5s': must be a whole number"),
+        ({"SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS": "30"}, "must be a whole number of at least 90"),
+        ({"SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS": "365"}, "must be 90 to 180 (the seed's retention)"),
     ],
 )
 def test_it_fails_loudly_on_a_malformed_environment(overrides, message):
@@ -83,6 +85,12 @@ def test_settings_read_every_documented_variable_and_no_other():
         "MCP_REQUEST_TIMEOUT_S",
         "DATABASE_STATEMENT_TIMEOUT_MS",
         "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+        "SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS",
+        "SNAPSHOT_BARS_RETENTION_DAYS",
+        "SIGNALS_MEMORY_ENABLED",
+        "SIGNALS_MEMORY_MAX_SIGNALS",
+        "SIGNALS_QUERY_TIMEOUT_MS",
+        "SIGNALS_MEMORY_RETRIES",
     }
     assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 

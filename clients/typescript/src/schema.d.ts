@@ -492,6 +492,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download all your data as a zip (JSON, CSV, YAML, Markdown)
+         * @description Everything this service keeps for your account, as one zip readable without it: every row you own table by table (`data/<table>.jsonl`), your trades and facts as CSV, every lessons revision as Markdown, your research memory in the seed's YAML layout and your recall documents as files. Another trader's rows and global documents are never in it. Token keys are not (only their hashes are kept), nor search vectors.
+         */
+        get: operations["export_my_data"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/recall/documents/": {
         parameters: {
             query?: never;
@@ -1823,6 +1843,8 @@ export interface components {
             agents: {
                 [key: string]: components["schemas"]["AgentMemoryOutput"];
             };
+            /** @description False when analyst memory is switched off (staff's setting, or SIGNALS_MEMORY_ENABLED): every agent gets empty memory and nothing was read; the agents run without it. */
+            enabled: boolean;
             /** @description True when a step failed and memory is empty by fallback (the steps: `degraded_steps`). */
             degraded: boolean;
             /** @description The steps that failed, in this order: market (the market lookup: a database error or the query timeout; every agent gets empty memory), signals (the signals query: the same, audited), formatting (an agent's memory could not be formatted: that agent gets empty memory). Empty when nothing failed. */
@@ -5304,6 +5326,55 @@ export interface operations {
             };
             /** @description No such market among yours. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests with this token in the current window: wait the `Retry-After` header's seconds, then send the request again. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_my_data: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A zip of every row you own (README.txt inside says what each file holds), streamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description No usable credentials: `detail` says whether the Authorization header was missing, lacked the `Token ` prefix, or held an unknown, revoked or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A runner token: it reaches its deployment's runner endpoints only. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,8 @@ class MemoryOutput:
     """
     Attributes:
         agents (MemoryOutputAgents): Each agent named in `agents`, by name: its own memory.
+        enabled (bool): False when analyst memory is switched off (staff's setting, or SIGNALS_MEMORY_ENABLED): every
+            agent gets empty memory and nothing was read; the agents run without it.
         degraded (bool): True when a step failed and memory is empty by fallback (the steps: `degraded_steps`).
         degraded_steps (list[MemoryOutputDegradedStepsEnum]): The steps that failed, in this order: market (the market
             lookup: a database error or the query timeout; every agent gets empty memory), signals (the signals query: the
@@ -31,12 +33,15 @@ class MemoryOutput:
     """
 
     agents: MemoryOutputAgents
+    enabled: bool
     degraded: bool
     degraded_steps: list[MemoryOutputDegradedStepsEnum]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         agents = self.agents.to_dict()
+
+        enabled = self.enabled
 
         degraded = self.degraded
 
@@ -50,6 +55,7 @@ class MemoryOutput:
         field_dict.update(
             {
                 "agents": agents,
+                "enabled": enabled,
                 "degraded": degraded,
                 "degraded_steps": degraded_steps,
             }
@@ -64,6 +70,8 @@ class MemoryOutput:
         d = dict(src_dict)
         agents = MemoryOutputAgents.from_dict(d.pop("agents"))
 
+        enabled = d.pop("enabled")
+
         degraded = d.pop("degraded")
 
         degraded_steps = []
@@ -75,6 +83,7 @@ class MemoryOutput:
 
         memory_output = cls(
             agents=agents,
+            enabled=enabled,
             degraded=degraded,
             degraded_steps=degraded_steps,
         )
