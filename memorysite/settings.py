@@ -67,6 +67,20 @@ API_THROTTLE_WINDOW_S = 10
 # login brake counts failures per client too, so behind a proxy this must be set (or every client is one).
 AUTH_CLIENT_IP_HEADER = env_str("AUTH_CLIENT_IP_HEADER")
 
+# GET /metrics (memorysite/metrics.py): staff sessions, or `Authorization: Bearer <METRICS_TOKEN>` (unset: staff
+# only). Failed attempts are braked per presented token and per client address.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+if METRICS_TOKEN is not None and len(METRICS_TOKEN) < 32:
+    raise ImproperlyConfigured("METRICS_TOKEN: must be 32+ random characters (or unset: staff sessions only)")
+METRICS_FAILURE_LIMIT = 10
+# prometheus-client's multiprocess mode (read by the library from the environment): every gunicorn worker and
+# Celery pool process writes its counts under it, and GET /metrics adds them up. `make run` sets it to
+# .data/prometheus (emptied at each start); compose to a volume web and worker share. Unset: per process.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR")
+if PROMETHEUS_MULTIPROC_DIR is not None and not Path(PROMETHEUS_MULTIPROC_DIR).is_dir():
+    raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR: {PROMETHEUS_MULTIPROC_DIR} is not a directory")
+METRICS_FAILURE_WINDOW_S = 60
+
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
@@ -131,6 +145,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Counts and times every request by URL name (GET /metrics), whatever answered it.
+    "memorysite.metrics.RequestMetricsMiddleware",
     # Reads the whole body (at most 1 MiB) before any transaction begins: none waits on a client.
     "memorysite.middleware.RequestBodyLimitMiddleware",
     "memorysite.middleware.ApiNotFoundMiddleware",

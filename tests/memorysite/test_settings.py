@@ -83,6 +83,8 @@ def test_settings_read_every_documented_variable_and_no_other():
         "MCP_REQUEST_TIMEOUT_S",
         "DATABASE_STATEMENT_TIMEOUT_MS",
         "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+        "METRICS_TOKEN",
+        "PROMETHEUS_MULTIPROC_DIR",
     }
     assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 
