@@ -6,7 +6,7 @@ import socket
 import time
 
 from celery import Celery
-from celery.signals import worker_process_shutdown
+from celery.signals import task_postrun, task_prerun, worker_process_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memorysite.settings")
 
@@ -14,6 +14,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memorysite.settings")
 app = Celery("memorysite", task_cls="access.celery:ScopedTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def _connect_log_context() -> None:
+    """Each task's log lines name its deployment (memorysite/logs.py); its id comes from Celery itself."""
+    from memorysite.logs import task_finished, task_started
+
+    task_prerun.connect(task_started, weak=False)
+    task_postrun.connect(task_finished, weak=False)
+
+
+_connect_log_context()
 
 
 @worker_process_shutdown.connect

@@ -140,7 +140,7 @@ SCRAPE_STATEMENT_TIMEOUT_MS = 2000
 HEARTBEAT_KEY = "memorysite:heartbeat"
 
 
-def unauthorized(detail: str, status: int = 401, **headers: str) -> JsonResponse:
+def unauthorized(detail: str, *, status: int = 401, headers: dict[str, str]) -> JsonResponse:
     return JsonResponse({"detail": detail}, status=status, headers=headers)
 
 
@@ -190,18 +190,18 @@ def _refusal(request: HttpRequest) -> JsonResponse | None:
     presented = presented.strip()
     if not header:
         detail = "metrics: sign in as staff, or send `Authorization: Bearer <METRICS_TOKEN>`"
-        return unauthorized(detail, **{"WWW-Authenticate": 'Bearer realm="metrics"'})
+        return unauthorized(detail, headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
     keys = _failure_keys(request, presented)
     if _too_many_failures(keys):
         window = settings.METRICS_FAILURE_WINDOW_S
         detail = f"metrics: too many failed attempts; try again in {window} seconds"
-        return unauthorized(detail, status=429, **{"Retry-After": str(window)})
+        return unauthorized(detail, status=429, headers={"Retry-After": str(window)})
     expected = settings.METRICS_TOKEN
     if scheme.lower() == "bearer" and expected and hmac.compare_digest(presented.encode(), expected.encode()):
         return None
     _count_failure(keys)
     detail = "metrics: unknown token" if expected else "metrics: no METRICS_TOKEN is configured; sign in as staff"
-    return unauthorized(detail, **{"WWW-Authenticate": 'Bearer realm="metrics"'})
+    return unauthorized(detail, headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
 
 
 def queue_names() -> list[str]:

@@ -85,6 +85,7 @@ def test_settings_read_every_documented_variable_and_no_other():
         "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
         "METRICS_TOKEN",
         "PROMETHEUS_MULTIPROC_DIR",
+        "LOG_FORMAT",
     }
     assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 

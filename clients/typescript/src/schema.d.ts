@@ -954,9 +954,9 @@ export interface components {
             truncated: boolean;
         };
         /**
-         * @description * `user_deleted` - deleted by you
-         *     * `user_corrected` - corrected by you
-         *     * `agent_forget` - forgotten by the agent
+         * @description * `user_deleted` - archived by the trader
+         *     * `user_corrected` - archived: the trader corrected it
+         *     * `agent_forget` - forgotten by the coach
          * @enum {string}
          */
         ArchivedReasonEnum: "user_deleted" | "user_corrected" | "agent_forget";
@@ -1379,6 +1379,8 @@ export interface components {
             errors?: {
                 [key: string]: string[];
             };
+            /** @description The request's id, also in the `X-Request-ID` response header: the one the client sent in `X-Request-ID` (1-128 letters, digits or `._:-`), else one the service made. Quote it when reporting the error: the service's log lines of the request carry it. */
+            request_id: string;
         };
         EvolutionEventOutput: {
             /** @description The event's id. */
@@ -1552,9 +1554,9 @@ export interface components {
             /**
              * @description Why: `user_deleted`, `user_corrected` or `agent_forget` (the coach forgot it); null while in use.
              *
-             *     * `user_deleted` - deleted by you
-             *     * `user_corrected` - corrected by you
-             *     * `agent_forget` - forgotten by the agent
+             *     * `user_deleted` - archived by the trader
+             *     * `user_corrected` - archived: the trader corrected it
+             *     * `agent_forget` - forgotten by the coach
              */
             archived_reason?: components["schemas"]["ArchivedReasonEnum"] | null;
         };

@@ -35,9 +35,9 @@ class FactOutput:
         archived_reason (ArchivedReasonEnum | None | Unset): Why: `user_deleted`, `user_corrected` or `agent_forget`
             (the coach forgot it); null while in use.
 
-            * `user_deleted` - deleted by you
-            * `user_corrected` - corrected by you
-            * `agent_forget` - forgotten by the agent
+            * `user_deleted` - archived by the trader
+            * `user_corrected` - archived: the trader corrected it
+            * `agent_forget` - forgotten by the coach
     """
 
     id: UUID
