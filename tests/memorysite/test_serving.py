@@ -124,7 +124,7 @@ def test_a_silent_client_is_cut_off_without_holding_a_transaction(web, trader, s
         assert received == b""  # gunicorn closes: there is no request to answer
     else:
         assert received.startswith(b"HTTP/1.1 408 "), received[:200]
-        assert b'{"detail": "request body: not received within 1 s"}' in received
+        assert b'{"detail": "request body: not received within 1 s", "request_id": "' in received
     assert idle_transactions() == []
 
 
