@@ -13,7 +13,7 @@ RUN DEBUG=false SECRET_KEY=collectstatic-only-placeholder-key-000000000000000000
     DATABASE_URL=postgres://build@localhost/build REDIS_URL=redis://localhost:6379/0 \
     python manage.py collectstatic --noinput
 
-RUN useradd --system --home /app memory && chown -R memory /app
+RUN useradd --system --home /app memory && mkdir -p /app/.metrics && chown -R memory /app
 USER memory
 EXPOSE 8000
 CMD ["gunicorn", "memorysite.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4", "--access-logfile", "-"]

@@ -10,7 +10,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 # django-stubs plugin's cache can go stale after a model edit (phantom errors that a cold run does not give).
 MYPY = $(VENV)/bin/mypy || { echo "mypy: checking again without the incremental cache"; rm -rf .mypy_cache && $(VENV)/bin/mypy; }
 
-.PHONY: run test test-fast browser lint typecheck format bench clean-data upgrade-data clients
+.PHONY: run test test-fast browser promtool lint typecheck format bench clean-data upgrade-data clients
 
 $(VENV)/bin/python:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -51,8 +51,22 @@ browser:
 		exit 1; \
 	fi
 
+## promtool: Debian's prometheus package (its promtool checks and tests deploy/prometheus/alerts.yml), installed
+## only when promtool is missing
+promtool:
+	@if command -v promtool >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+		echo "Installing Debian's prometheus for promtool (the alert rules' tests)"; \
+		$$sudo apt-get update && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; \
+	else \
+		echo "error: the alert rules' tests need promtool (Debian's prometheus package), and apt-get is not available" >&2; \
+		exit 1; \
+	fi
+
 ## test: set up, lint (style and the import contracts), typecheck, then the whole pytest suite against real PostgreSQL+pgvector and Redis
-test: browser lint typecheck
+test: browser promtool lint typecheck
 	$(VENV)/bin/python -m pytest
 
 ## test-fast: the inner loop: lint, then every test that starts no process, server or browser,

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+from prometheus_client import Counter
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,15 @@ class Scope:
 
     def values(self) -> list[str]:
         return [str(self.owner_id or ""), "on" if self.elevated else "", self.runner_key]
+
+
+# Counted where they happen (memorysite/metrics.py serves it): by kind, not reason (admin reasons carry paths).
+ELEVATIONS = Counter("memory_elevations_total", "Elevated (cross-trader, audited) scopes entered, by kind.", ["kind"])
+_ELEVATION_KINDS = (("admin ", "admin"), ("task ", "task"), ("manage.py ", "command"), ("metrics ", "metrics"))
+
+
+def elevation_kind(reason: str) -> str:
+    return next((kind for prefix, kind in _ELEVATION_KINDS if reason.startswith(prefix)), "job")
 
 
 NONE = Scope()
@@ -192,6 +202,7 @@ def elevated(reason: str, *, actor: str = "", atomic: bool = True, using: str = 
     if not reason:
         raise ValueError("reason: an elevation must say why")
     Elevation.objects.using(using).create(reason=reason[:500], actor=actor[:150], pid=os.getpid())
+    ELEVATIONS.labels(elevation_kind(reason)).inc()
     elevation = Scope(elevated=True, reason=reason[:500])
     with entered(elevation, using) if atomic else bound(elevation):
         yield

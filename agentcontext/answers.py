@@ -7,6 +7,7 @@ from agentcontext.prompt import compose_system_prompt
 from agentcontext.selectors import deployment_context
 from ledger import services as ledger_services
 from ledger.models import Deployment
+from memorysite.metrics import CONTEXT_DEGRADED, CONTEXT_SECTION_TOKENS
 
 
 def context_answer(*, deployment: Deployment) -> dict:
@@ -19,6 +20,10 @@ def context_answer(*, deployment: Deployment) -> dict:
     ledger_services.materialize_if_behind(deployment)
     context = deployment_context(deployment=deployment)
     memory, segments = context.memory, context.segments
+    for section, tokens in memory.token_estimate["per_section"].items():
+        CONTEXT_SECTION_TOKENS.labels(section).observe(tokens)
+    for section in context.degraded:
+        CONTEXT_DEGRADED.labels(section).inc()
     return {
         "text": memory.text,
         "sections": memory.sections,

@@ -23,6 +23,7 @@ from ledger import selectors as ledger_selectors
 from ledger.domain import ClosedTrade
 from ledger.memory_view import ContextInputs
 from ledger.models import Deployment, SkillVersion
+from memorysite.metrics import RECALL_SEARCH_SECONDS
 from recall import selectors as recall_selectors
 from recall.embeddings import get_embedder
 from recall.situations import SituationMemory
@@ -172,17 +173,18 @@ def manual_section(
     query = manual_query_for(inputs)
     if not query:
         return None
-    outcome = recall_selectors.search(
-        user=user,
-        query=query,
-        k=settings.k,
-        sources=MANUAL_SOURCES,
-        workspace_manual_only=True,
-        deployment_id=deployment_id,
-        min_score=min_score,
-        now=inputs.last_tick.tick_at,
-        embedder=None,
-    )
+    with RECALL_SEARCH_SECONDS.labels("context").time():
+        outcome = recall_selectors.search(
+            user=user,
+            query=query,
+            k=settings.k,
+            sources=MANUAL_SOURCES,
+            workspace_manual_only=True,
+            deployment_id=deployment_id,
+            min_score=min_score,
+            now=inputs.last_tick.tick_at,
+            embedder=None,
+        )
     chunks = [
         ManualChunk(
             path=hit.candidate.path,

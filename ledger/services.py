@@ -45,6 +45,7 @@ from ledger.models import (
 from ledger.selectors import snapshot_tick, trade_row_to_open
 from ledger.signals import trades_closed, trades_materialized
 from memorysite import retention
+from memorysite.metrics import TICKS_INGESTED, TICKS_MATERIALIZED
 from memorysite.redis import enqueue_once, queued_done
 
 logger = logging.getLogger(__name__)
@@ -191,6 +192,7 @@ def tick_ingest(*, owner, deployment_id: int, tick_at: dt.datetime, payload: dic
         locked.latest_tick_at = tick_at
         locked.save(update_fields=["latest_tick_at"])
         transaction.on_commit(partial(_enqueue_materialization, locked.pk))
+        transaction.on_commit(TICKS_INGESTED.inc)
     return TickIngested(snapshot, duplicate=False)
 
 
@@ -294,6 +296,7 @@ def _apply_snapshots(deployment: Deployment, snapshots: list[DecisionSnapshot]) 
     else:
         DecisionSnapshot.objects.bulk_update(snapshots, ["materialized_at", "materialized_ops"])
     deployment.materialized_through = snapshots[-1].tick_at
+    transaction.on_commit(partial(TICKS_MATERIALIZED.inc, len(snapshots)))
     deployment.save(update_fields=["materialized_through", "day_start_on", "day_start_equity_usd"])
     closed_rows = [row for row in [*touched.values(), *created] if row.status == TradeStatus.CLOSED]
     if opened or closed_rows:

@@ -111,6 +111,11 @@ class ErrorBody(serializers.Serializer):
         "(`positions.1.size`; `non_field_errors` for the body as a whole). A 409 may carry more keys "
         "(e.g. the prior rows' ids).",
     )
+    request_id = serializers.CharField(
+        help_text="The request's id, also in the `X-Request-ID` response header: the one the client sent in "
+        "`X-Request-ID` (1-128 letters, digits or `._:-`), else one the service made. Quote it when reporting "
+        "the error: the service's log lines of the request carry it."
+    )
 
 
 # A 4xx documented without a body gets ErrorBody; an authenticated operation that documents no 401

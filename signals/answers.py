@@ -20,6 +20,7 @@ from signals.memory import (
     agent_prompt_block,
     format_memory_context,
 )
+from signals.metrics import observe_retrieval
 from signals.serializers import MemoryOutput, MemoryQuery
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ def market_memory_answer(*, user, market_id: int, query) -> dict:
     if market is None:
         steps.add(STEP_MARKET)
         outcome = selectors.no_memories(market_id=market_id, agent_names=options["agents"], outcome=lookup)
+        observe_retrieval(success=False, error_type=outcome.error_type, duration_ms=outcome.duration_ms, signals=0)
     else:
         outcome = services.memory_audit(market=market, agent_names=options["agents"], outcome=retrieved)
         if not outcome.success:

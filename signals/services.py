@@ -6,15 +6,18 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from functools import partial
 from typing import TypeVar
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 
 from memorysite import retention
+from memorysite.metrics import ANALYST_EVOLUTION_EVENTS
 from memorysite.statement_timeout import local_statement_timeout
 from signals import selectors
 from signals.memory import EvolutionEvent, NewSignal, track_evolution
+from signals.metrics import observe_retrieval
 from signals.models import AgentSignal, Market, MemoryRetrievalAudit, MemorySettings, SignalEvolutionEvent
 
 logger = logging.getLogger(__name__)
@@ -102,8 +105,14 @@ def signal_store(
         found = track_evolution(new, previous, market_id=str(market.pk))
         return SignalEvolutionEvent.objects.bulk_create([_event_row(owner, market, signal, event) for event in found])
 
+    def count_events(events: list[SignalEvolutionEvent]) -> None:
+        for event in events:
+            ANALYST_EVOLUTION_EVENTS.labels(event.type).inc()
+
     try:
-        return signal, _evolution_part(store_events)
+        stored = _evolution_part(store_events)
+        transaction.on_commit(partial(count_events, stored))
+        return signal, stored
     except Exception:
         _evolution_skipped(market, agent_name)
         return signal, None
@@ -177,6 +186,12 @@ def memory_audit(
         )
     except DatabaseError:
         logger.warning("memory retrieval audit for market %s not written", market.pk, exc_info=True)
+    observe_retrieval(
+        success=outcome.success,
+        error_type=outcome.error_type,
+        duration_ms=outcome.duration_ms,
+        signals=sum(len(memory.historical_signals) for memory in outcome.memories.values()),
+    )
     return outcome
 
 

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts import services
 from accounts.brake import Rule, refusal
+from tests.errors import error_body
 from tests.factories import PASSWORD, UserFactory
 
 TOKEN = "/api/v1/auth/token/"
@@ -78,7 +79,7 @@ def test_it_slows_down_a_guesser_with_a_429_and_retry_after(anon_api, trader, cl
     response = exchange(anon_api, "guessed", "wrong")
     assert response.status_code == 429
     assert response["Retry-After"] == "1"
-    assert response.json() == {
+    assert error_body(response) == {
         "detail": "login slowed down: 5 failed attempts for this username; wait 1 second before the next attempt"
     }
     clock.now += 1
@@ -90,7 +91,7 @@ def test_it_locks_the_token_endpoint_after_ten_failures_even_for_the_right_passw
     response = exchange(anon_api, "guessed", PASSWORD)
     assert response.status_code == 429
     assert response["Retry-After"] == "900"
-    assert response.json() == {"detail": LOCKED}
+    assert error_body(response) == {"detail": LOCKED}
     clock.now += 899
     assert exchange(anon_api, "guessed", PASSWORD).status_code == 429
     clock.now += 1

@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from access.keys import key_hash
 from accounts.models import AccountToken
 from memorysite.api import NO_CREDENTIALS
+from tests.errors import error_body
 from tests.factories import PASSWORD, DeploymentFactory, UserFactory, account_key
 
 TOKENS = "/api/v1/auth/tokens/"
@@ -72,7 +73,7 @@ def test_a_revoked_token_is_a_401_at_once_and_stays_listed(owner_api, owner):
 def test_another_traders_token_is_a_404(owner_api, other):
     theirs = AccountToken.objects.get(key_hash=key_hash(account_key(other)))
     response = owner_api.delete(f"{TOKENS}{theirs.pk}/")
-    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert (response.status_code, error_body(response)) == (404, {"detail": "Not found."})
     assert AccountToken.objects.get(pk=theirs.pk).revoked_at is None
 
 
@@ -97,7 +98,7 @@ def test_a_401_says_what_was_wrong_with_the_authorization_header(header, detail,
     if header is not None:
         client.credentials(HTTP_AUTHORIZATION=header)
     response = client.get("/api/v1/skills/")
-    assert (response.status_code, response.json()) == (401, {"detail": detail})
+    assert (response.status_code, error_body(response)) == (401, {"detail": detail})
     assert response["WWW-Authenticate"] == "Token"
 
 

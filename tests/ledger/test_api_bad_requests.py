@@ -6,6 +6,7 @@ import pytest
 
 from accounts.models import AccountToken
 from ledger.models import DecisionSnapshot, Deployment, Skill, SkillVersion
+from tests.errors import error_body
 from tests.factories import SkillFactory, SkillVersionFactory
 
 
@@ -45,7 +46,7 @@ def test_a_body_over_1_mib_is_413(owner_api, write_endpoint):
     raw = json.dumps({**body, "padding": "x" * (1024 * 1024)})
     response = owner_api.generic("POST", url, raw, content_type="application/json")
     assert response.status_code == 413
-    assert response.json() == {"detail": f"request body: must be at most 1048576 bytes, got {len(raw)}"}
+    assert error_body(response) == {"detail": f"request body: must be at most 1048576 bytes, got {len(raw)}"}
     assert _rows() == before
 
 
@@ -76,4 +77,4 @@ def test_a_non_numeric_content_length_is_400(owner_api, write_endpoint):
     url, body = write_endpoint
     response = owner_api.generic("POST", url, json.dumps(body), content_type="application/json", CONTENT_LENGTH="ten")
     assert response.status_code == 400
-    assert response.json() == {"detail": "Content-Length: must be a non-negative integer"}
+    assert error_body(response) == {"detail": "Content-Length: must be a non-negative integer"}

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from ledger import services
 from ledger.auth import OUT_OF_SCOPE
 from ledger.models import DecisionSnapshot, RunnerToken
+from tests.errors import error_body
 from tests.factories import DeploymentFactory
 from tests.openapi import assert_matches_schema
 
@@ -66,7 +67,7 @@ class TestWhatARunnerTokenMayDo:
         base = f"/api/v1/deployments/{sibling.pk}"
         assert runner.post(f"{base}/ticks/", tick_body(), format="json").status_code == 404
         assert runner.get(f"{base}/context/").status_code == 404
-        assert runner.get(f"{base}/trades/").json() == {"detail": "Not found."}
+        assert error_body(runner.get(f"{base}/trades/")) == {"detail": "Not found."}
         assert not DecisionSnapshot.objects.filter(deployment=sibling).exists()
 
     @pytest.mark.parametrize(
@@ -86,7 +87,7 @@ class TestWhatARunnerTokenMayDo:
     def test_everything_else_is_a_403(self, runner, deployment, method, path):
         response = getattr(runner, method)(path.format(id=deployment.pk), {}, format="json")
         assert response.status_code == 403
-        assert response.json() == {"detail": OUT_OF_SCOPE}
+        assert error_body(response) == {"detail": OUT_OF_SCOPE}
 
     def test_revoking_another_token_with_a_runner_token_is_a_403(self, runner, created, deployment):
         response = runner.delete(f"{tokens_url(deployment)}{created['id']}/")

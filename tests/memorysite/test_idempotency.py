@@ -13,6 +13,7 @@ from access.models import IdempotencyKey
 from ledger import services
 from ledger.models import DecisionSnapshot, RunnerToken, Skill
 from memorysite.idempotency import DIFFERENT_REQUEST, HEADER, IN_PROGRESS, KEY_RULE, IdempotentViewMixin
+from tests.errors import error_body
 from tests.factories import DeploymentFactory, UserFactory, account_key
 from tests.openapi import assert_matches_schema, openapi_schema
 
@@ -79,7 +80,7 @@ class TestConflicts:
         post(owner_api, SKILLS, BODY, key="k-1")
         response = post(owner_api, SKILLS, {**BODY, "name": "Other"}, key="k-1")
         assert response.status_code == 409
-        assert response.json() == {"detail": DIFFERENT_REQUEST}
+        assert error_body(response) == {"detail": DIFFERENT_REQUEST}
         assert DIFFERENT_REQUEST == "Idempotency-Key: already used with a different request"
         assert list(Skill.objects.values_list("name", flat=True)) == ["Trend"]
 
@@ -87,7 +88,7 @@ class TestConflicts:
         skill_id = post(owner_api, SKILLS, BODY, key="k-1").json()["id"]
         response = post(owner_api, "/api/v1/deployments/", {"skill_id": skill_id, "mode": "paper"}, key="k-1")
         assert response.status_code == 409
-        assert response.json() == {"detail": DIFFERENT_REQUEST}
+        assert error_body(response) == {"detail": DIFFERENT_REQUEST}
 
     def test_a_key_whose_first_request_is_still_running_is_a_409(self, owner_api, owner):
         fingerprint_source = post(owner_api, SKILLS, BODY, key="k-1")
@@ -95,7 +96,7 @@ class TestConflicts:
         IdempotencyKey.objects.update(response_status=None, response_body=None)  # as while the first one runs
         response = post(owner_api, SKILLS, BODY, key="k-1")
         assert response.status_code == 409
-        assert response.json() == {"detail": IN_PROGRESS}
+        assert error_body(response) == {"detail": IN_PROGRESS}
 
     def test_keys_are_per_trader(self, owner_api, other_api):
         assert post(owner_api, SKILLS, BODY, key="shared").status_code == 201
@@ -167,7 +168,7 @@ class TestTheHeader:
     def test_a_malformed_key_is_a_400_naming_the_header(self, owner_api, key):
         response = post(owner_api, SKILLS, BODY, key=key)
         assert response.status_code == 400
-        assert response.json() == {"detail": f"{HEADER}: {KEY_RULE}", "errors": {HEADER: [KEY_RULE]}}
+        assert error_body(response) == {"detail": f"{HEADER}: {KEY_RULE}", "errors": {HEADER: [KEY_RULE]}}
         assert KEY_RULE == "must be 1 to 255 printable ASCII characters"
         assert not Skill.objects.exists()
         assert not IdempotencyKey.objects.exists()
@@ -265,7 +266,7 @@ def test_two_concurrent_first_uses_of_a_key_run_the_view_once(monkeypatch):
     assert responses["first"].status_code == 201
     loser = responses["second"]
     if loser.status_code == 409:
-        assert loser.json() == {"detail": IN_PROGRESS}
+        assert error_body(loser) == {"detail": IN_PROGRESS}
     else:
         assert (loser.status_code, loser["Idempotent-Replayed"]) == (201, "true")
     assert Skill.objects.filter(owner=owner).count() == 1

@@ -129,7 +129,7 @@ def test_every_response_is_described(served):
 
 def test_every_4xx_has_the_error_body(served):
     components = served["components"]["schemas"]
-    assert set(components["ErrorBody"]["required"]) == {"detail"}
+    assert set(components["ErrorBody"]["required"]) == {"detail", "request_id"}
     bodiless = []
     for name, op in operations(served):
         for code, response in op["responses"].items():

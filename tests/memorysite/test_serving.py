@@ -18,6 +18,7 @@ import pytest
 from django.conf import settings
 
 from tests.dbroles import owner_connection
+from tests.errors import error_body
 from tests.faults.test_postgres_restart import free_port, gunicorn
 from tests.security.world import make_trader
 from tests.workers import database_url_of_test_db
@@ -76,7 +77,7 @@ def test_it_answers_get_on_mcp_with_405_at_once(web, trader, token):
     assert time.monotonic() - started < 2
     assert response.status_code == 405, response.text
     assert response.headers["Allow"] == "POST, OPTIONS"
-    assert response.json() == {"detail": 'Method "GET" not allowed.'}
+    assert error_body(response) == {"detail": 'Method "GET" not allowed.'}
     assert idle_transactions() == []
     # POST still serves MCP, for both kinds of token.
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
@@ -123,7 +124,7 @@ def test_a_silent_client_is_cut_off_without_holding_a_transaction(web, trader, s
         assert received == b""  # gunicorn closes: there is no request to answer
     else:
         assert received.startswith(b"HTTP/1.1 408 "), received[:200]
-        assert b'{"detail": "request body: not received within 1 s"}' in received
+        assert b'{"detail": "request body: not received within 1 s", "request_id": "' in received
     assert idle_transactions() == []
 
 
@@ -164,7 +165,9 @@ def test_a_statement_over_the_limit_is_a_503_and_rolled_back(web, trader):
         elapsed = time.monotonic() - started
         blocker.rollback()
     assert response.status_code == 503, response.text
-    assert response.json() == {"detail": f"the database did not answer within {STATEMENT_TIMEOUT_MS} ms; try again"}
+    assert error_body(response) == {
+        "detail": f"the database did not answer within {STATEMENT_TIMEOUT_MS} ms; try again"
+    }
     assert response.headers["Retry-After"] == "1"
     assert STATEMENT_TIMEOUT_MS / 1000 <= elapsed < STATEMENT_TIMEOUT_MS / 1000 + 2
     assert idle_transactions() == []

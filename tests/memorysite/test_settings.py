@@ -91,6 +91,9 @@ def test_settings_read_every_documented_variable_and_no_other():
         "SIGNALS_MEMORY_MAX_SIGNALS",
         "SIGNALS_QUERY_TIMEOUT_MS",
         "SIGNALS_MEMORY_RETRIES",
+        "METRICS_TOKEN",
+        "PROMETHEUS_MULTIPROC_DIR",
+        "LOG_FORMAT",
     }
     assert documented - {"POSTGRES_PASSWORD", "APP_DB_PASSWORD"} == read
 

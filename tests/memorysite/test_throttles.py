@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from memorysite import settings as service_settings
 from memorysite.throttles import TokenRateThrottle
+from tests.errors import error_body
 
 SERVICE_RATE = {
     "API_THROTTLE_REQUESTS": service_settings.API_THROTTLE_REQUESTS,
@@ -50,7 +51,7 @@ def test_past_the_rate_a_token_gets_a_429_with_retry_after_naming_the_rule(owner
     response = owner_api.get("/api/v1/skills/")
     assert response.status_code == 429
     assert response["Retry-After"] == "7"
-    assert response.json() == {
+    assert error_body(response) == {
         "detail": "too many requests with this token: at most 5 every 10 seconds. Expected available in 7 seconds."
     }
     assert other_api.get("/api/v1/skills/").status_code == 200  # another token (another trader) is not held

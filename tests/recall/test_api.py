@@ -22,6 +22,7 @@ from recall.chunking import document_lines
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry
 from recall.selectors import SNIPPET_CHARS
+from tests.errors import error_body
 from tests.factories import DeploymentFactory, UserFactory, token_client
 from tests.openapi import assert_matches_schema
 
@@ -219,7 +220,7 @@ def test_a_deployment_of_another_trader_is_404_and_nothing_is_written(owner_api,
         DOCUMENTS, {"path": "a.md", "content": "# A\nx\n", "deployment_id": theirs.pk}, format="json"
     )
     assert response.status_code == 404, response.content
-    assert response.json() == {"detail": "Not found."}
+    assert error_body(response) == {"detail": "Not found."}
     assert not Document.objects.exists() and not Chunk.objects.exists()
 
 
@@ -259,6 +260,7 @@ def test_the_manual_cannot_be_rewritten_by_deleting_and_recreating_it(owner_api,
 
 def manual_conflict(api, body, existing: Document) -> None:
     refused = post(api, DOCUMENTS, body, 409)
+    assert isinstance(refused.pop("request_id"), str)  # every error body names its request
     where = f"deployment #{existing.deployment_id}" if existing.deployment_id else "all your deployments"
     assert refused == {
         "detail": f"path: one manual per deployment scope: {existing.path} (document {existing.pk}) is already the "

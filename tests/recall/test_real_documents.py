@@ -15,6 +15,7 @@ from memorysite.validators import DOCUMENT_TEXT_NUL
 from recall.chunking import document_lines
 from recall.models import Chunk, Document, EditProposal, JournalEntry
 from recall.selectors import snippet
+from tests.errors import error_body
 from tests.factories import DeploymentFactory
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +97,10 @@ def test_a_nul_in_a_documents_text_is_a_400_naming_the_field_and_the_rule(owner_
     ):
         response = post(owner_api, url, body)
         assert response.status_code == 400, response.content
-        assert response.json() == {"detail": f"{field}: {DOCUMENT_TEXT_NUL}", "errors": {field: [DOCUMENT_TEXT_NUL]}}
+        assert error_body(response) == {
+            "detail": f"{field}: {DOCUMENT_TEXT_NUL}",
+            "errors": {field: [DOCUMENT_TEXT_NUL]},
+        }
     assert (Document.objects.count(), Chunk.objects.count(), JournalEntry.objects.count()) == before
     assert not EditProposal.objects.exists()
 
@@ -110,7 +114,7 @@ def test_invalid_utf8_in_a_raw_body_is_a_400_naming_the_field(owner_api, owner):
         response = owner_api.generic("POST", url, raw, content_type="application/json")
         assert response.status_code == 400, response.content
         rule = NOT_TEXT.format(encoding="UTF-8", byte=raw[raw.index(b"\xe9" if b"\xe9" in raw else b"\xc3")])
-        assert response.json() == {"detail": f"{field}: {rule}", "errors": {field: [rule]}}
+        assert error_body(response) == {"detail": f"{field}: {rule}", "errors": {field: [rule]}}
     assert not Document.objects.exists() and not JournalEntry.objects.exists()
 
 

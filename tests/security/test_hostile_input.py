@@ -30,6 +30,7 @@ from memorysite.json_body import (
     TOO_DEEP,
 )
 from memorysite.validators import DOCUMENT_TEXT_NUL
+from tests.errors import error_body
 from tests.factories import PASSWORD
 from tests.openapi import openapi_schema
 from tests.security.world import CONTEXT, TICK_AT, Trader, make_trader, row_counts
@@ -351,7 +352,7 @@ def test_another_traders_object_in_the_url_is_a_404(me, them, key):
     case = CASES[key]
     before = row_counts()
     response = send(me.client, method, case.foreign_url(me, them), case.body(me) if case.body else None)
-    assert (response.status_code, response.json()) == (404, NOT_FOUND)
+    assert (response.status_code, error_body(response)) == (404, NOT_FOUND)
     assert_unchanged(before)
 
 
@@ -370,7 +371,7 @@ def test_another_traders_snapshot_in_a_journal_entry_is_a_404(me, them):
     before = row_counts()
     body = {"deployment_id": me.deployment_id, "content": "x", "run_id": "r", "snapshot_id": them.snapshot_id}
     response = send(me.client, "POST", "/api/v1/recall/journal/", body)
-    assert (response.status_code, response.json()) == (404, NOT_FOUND)
+    assert (response.status_code, error_body(response)) == (404, NOT_FOUND)
     assert_unchanged(before)
 
 
@@ -379,7 +380,7 @@ def test_another_traders_runner_token_cannot_reach_my_deployment(me, them):
     runner.credentials(HTTP_AUTHORIZATION=f"Token {them.runner_key}")
     before = row_counts()
     response = send(runner, "POST", f"{dep(me)}/ticks/", tick_body(me))
-    assert (response.status_code, response.json()) == (404, NOT_FOUND)
+    assert (response.status_code, error_body(response)) == (404, NOT_FOUND)
     assert_unchanged(before)
 
 
@@ -488,7 +489,7 @@ def test_a_body_over_1_mib_is_413(me, key):
     raw = json.dumps({**(case.body(me) if case.body else {}), "padding": "x" * (1024 * 1024)})
     response = me.client.generic(method, case.url(me), raw, content_type="application/json")
     assert response.status_code == 413
-    assert response.json() == {"detail": f"request body: must be at most 1048576 bytes, got {len(raw)}"}
+    assert error_body(response) == {"detail": f"request body: must be at most 1048576 bytes, got {len(raw)}"}
     assert_unchanged(before)
 
 
@@ -534,7 +535,7 @@ def test_json_nested_deeper_than_the_limit_is_a_400_naming_it(me, key):
     deep = {"x": json.loads("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)}  # one level below the body
     for raw in ('{"a":' * 5000, json.dumps({**case.body(me), **deep})):
         response = me.client.generic(method, case.url(me), raw, content_type="application/json")
-        assert (response.status_code, response.json()) == (400, {"detail": TOO_DEEP})
+        assert (response.status_code, error_body(response)) == (400, {"detail": TOO_DEEP})
     assert_unchanged(before)
 
 
@@ -553,7 +554,10 @@ def test_a_lone_surrogate_or_an_infinite_number_anywhere_in_a_body_is_a_400_nami
         else:
             path, body = "x", {**case.body(me), "x": value}
         response = me.client.generic(method, case.url(me), raw_json(body), content_type="application/json")
-        assert (response.status_code, response.json()) == (400, {"detail": f"{path}: {rule}", "errors": {path: [rule]}})
+        assert (response.status_code, error_body(response)) == (
+            400,
+            {"detail": f"{path}: {rule}", "errors": {path: [rule]}},
+        )
     assert_unchanged(before)
 
 
@@ -567,7 +571,10 @@ def test_bytes_that_are_not_utf8_in_a_string_of_a_body_are_a_400_naming_the_fiel
     raw = json.dumps(set_path(case.body(me), field, "fine BYTES text")).encode().replace(b"BYTES", b"\xff\xfe")
     response = me.client.generic(method, case.url(me), raw, content_type="application/json")
     rule = NOT_TEXT.format(encoding="UTF-8", byte=0xFF)
-    assert (response.status_code, response.json()) == (400, {"detail": f"{field}: {rule}", "errors": {field: [rule]}})
+    assert (response.status_code, error_body(response)) == (
+        400,
+        {"detail": f"{field}: {rule}", "errors": {field: [rule]}},
+    )
     assert_unchanged(before)
 
 
@@ -611,7 +618,10 @@ def test_the_crafted_json_of_the_issue_is_a_400_naming_the_field(me, method, pat
     before = row_counts()
     raw = raw_json({**case.body(me), field: value})
     response = me.client.generic(method, case.url(me), raw, content_type="application/json")
-    assert (response.status_code, response.json()) == (400, {"detail": f"{named}: {rule}", "errors": {named: [rule]}})
+    assert (response.status_code, error_body(response)) == (
+        400,
+        {"detail": f"{named}: {rule}", "errors": {named: [rule]}},
+    )
     assert_unchanged(before)
 
 
@@ -639,7 +649,7 @@ def test_a_nul_in_a_path_parameter_is_not_found(me):
                 url = url.replace(f"{{{name}}}", "%00")
             before = row_counts()
             response = send(me.client, method.upper(), url, case.body(me) if case and case.body else None)
-            assert (response.status_code, response.json()) == (404, NOT_FOUND), (method, path)
+            assert (response.status_code, error_body(response)) == (404, NOT_FOUND), (method, path)
             assert_unchanged(before)
             checked.append(f"{method.upper()} {path}")
     assert {
@@ -657,7 +667,7 @@ def test_an_unknown_api_path_is_a_json_404(me, path, debug, settings):
             response = send(client, method, path)
             assert response.status_code == 404, (method, path)
             assert response["Content-Type"] == "application/json"
-            assert response.json() == NOT_FOUND
+            assert error_body(response) == NOT_FOUND
     page = Client().get("/nope/")  # elsewhere, the page
     assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
 
@@ -752,7 +762,7 @@ def test_no_token_is_a_401(me, key):
     before = row_counts()
     response = send(APIClient(), method, case.url(me), case.body(me) if case.body else None)
     assert response.status_code == 401
-    assert response.json() == {"detail": NO_CREDENTIALS}
+    assert error_body(response) == {"detail": NO_CREDENTIALS}
     assert_unchanged(before)
 
 

@@ -1399,6 +1399,8 @@ export interface components {
             errors?: {
                 [key: string]: string[];
             };
+            /** @description The request's id, also in the `X-Request-ID` response header: the one the client sent in `X-Request-ID` (1-128 letters, digits or `._:-`), else one the service made. Quote it when reporting the error: the service's log lines of the request carry it. */
+            request_id: string;
         };
         EvolutionEventOutput: {
             /** @description The event's id. */

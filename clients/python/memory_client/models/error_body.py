@@ -21,17 +21,23 @@ class ErrorBody:
     Attributes:
         detail (str): What went wrong, for a person: for a 400, each field's dotted path and the rule it broke
             ("positions.1.size: must be > 0; tick_at: must include a timezone offset").
+        request_id (str): The request's id, also in the `X-Request-ID` response header: the one the client sent in
+            `X-Request-ID` (1-128 letters, digits or `._:-`), else one the service made. Quote it when reporting the error:
+            the service's log lines of the request carry it.
         errors (ErrorBodyErrors | Unset): 400s and field-level 409s only: the rules each field broke, keyed by its
             dotted path (`positions.1.size`; `non_field_errors` for the body as a whole). A 409 may carry more keys (e.g.
             the prior rows' ids).
     """
 
     detail: str
+    request_id: str
     errors: ErrorBodyErrors | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         detail = self.detail
+
+        request_id = self.request_id
 
         errors: dict[str, Any] | Unset = UNSET
         if not isinstance(self.errors, Unset):
@@ -42,6 +48,7 @@ class ErrorBody:
         field_dict.update(
             {
                 "detail": detail,
+                "request_id": request_id,
             }
         )
         if errors is not UNSET:
@@ -56,6 +63,8 @@ class ErrorBody:
         d = dict(src_dict)
         detail = d.pop("detail")
 
+        request_id = d.pop("request_id")
+
         _errors = d.pop("errors", UNSET)
         errors: ErrorBodyErrors | Unset
         if isinstance(_errors, Unset):
@@ -65,6 +74,7 @@ class ErrorBody:
 
         error_body = cls(
             detail=detail,
+            request_id=request_id,
             errors=errors,
         )
 
