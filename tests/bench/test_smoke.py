@@ -41,6 +41,7 @@ PRINTED = {
         r"^  vs vector\s+nDCG@10 \d+\.\d+x",
         r"^  fts - reference\s+nDCG@10 [+-]\d+\.\d+",
     ],
+    "queue_isolation": [rf"^lag p95, a queue per kind / one shared queue{RATIO}"],
     "research_context": [rf"^\(a\) research_context\(n=15\) p50{RATIO}", rf"^\(c\) context .* p50{RATIO}"],
     "scope_seal": [r"^sealed/unsealed p50: \d+\.\d+$"],
     "signals_memory": [rf"^\(a\) in process p50{RATIO}", rf"^\(c\) HTTP p50{RATIO}"],
