@@ -25,6 +25,7 @@ SCRIPTS = sorted(path.stem for path in (REPO / "bench").glob("[!_]*.py"))
 # What each script prints once it has measured: its ratio lines (a goal, or none).
 RATIO = r"\s+\d+\.\d+(x)?\s+goal <= "
 PRINTED = {
+    "capacity": [r"^bytes per tick, 100 bars: [\d,]+ B$", r"^ticks/s per core \(100 bars, every component\): \d+$"],
     "chat_tools": [rf"^\(a\) perf .* p50{RATIO}", rf"^\(c\) HTTP perf .* p50{RATIO}"],
     "context_latency": [rf"^context\(\d+\)/context\(10\) p50{RATIO}", rf"^context\(10\) p50 / floor p50{RATIO}"],
     "embedding_throughput": [
