@@ -7,6 +7,7 @@ its Celery worker (the name starts with `_` so `make bench` does not run it as a
 import os
 
 from memorysite.env import celery_broker_url, redis_url_with_db
+from memorysite.queues import task_routes
 from memorysite.settings import *  # noqa: F403
 from memorysite.settings import REDIS_URL
 
@@ -23,6 +24,9 @@ if globals().get("SESSION_ENGINE", "").endswith(".cache"):
     CACHES = redis_caches(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BENCH_QUEUE") or "bench"
+# Its queues per job kind under the same prefix; BENCH_ROUTING=shared routes every task to the default queue,
+# as before queues per kind (bench/queue_isolation.py measures the two side by side).
+CELERY_TASK_ROUTES = {} if os.environ.get("BENCH_ROUTING") == "shared" else task_routes(f"{CELERY_TASK_DEFAULT_QUEUE}.")
 
 # Pages are served too (bench/load.py): DEBUG=false without collectstatic, so no manifest.
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405

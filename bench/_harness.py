@@ -708,14 +708,27 @@ class BenchRun:
                 client.close()
         raise BenchError(f"{child.name} not healthy after {READY_TIMEOUT_S:.0f}s:\n{child.log_tail()}")
 
-    def start_celery_worker(self) -> Child:
-        """A solo-pool worker on this run's own queue, ready (its log says so) before it returns."""
+    def run_queues(self, kinds: Sequence[str] | None = None) -> str:
+        """This run's queues as -Q takes them: its default queue and every job kind's, or only `kinds`' queues."""
+        from memorysite.queues import KINDS, queue_name
+
+        prefix = f"{self.env['BENCH_QUEUE']}."
+        if kinds is not None:
+            return ",".join(queue_name(kind, prefix) for kind in kinds)
+        return ",".join([self.env["BENCH_QUEUE"], *(queue_name(kind, prefix) for kind in KINDS)])
+
+    def start_celery_worker(
+        self, *, queues: str | None = None, name: str = "celery", concurrency: int = 1, env: dict | None = None
+    ) -> Child:
+        """A worker on this run's queues (all of them unless `queues`), ready (its log says so) before it returns:
+        solo pool for one process, else prefork."""
+        pool = ["--pool", "solo"] if concurrency == 1 else ["--pool", "prefork", "--concurrency", str(concurrency)]
         argv = [
-            sys.executable, "-m", "celery", "-A", "memorysite", "worker", "--pool", "solo",
-            "-Q", self.env["BENCH_QUEUE"], "-n", f"{self.env['BENCH_QUEUE']}@%h",
+            sys.executable, "-m", "celery", "-A", "memorysite", "worker", *pool,
+            "-Q", queues or self.run_queues(), "-n", f"{self.env['BENCH_QUEUE']}-{name}@%h",
             "--without-mingle", "--without-gossip", "--without-heartbeat", "--loglevel", "INFO",
         ]  # fmt: skip
-        child = spawn(f"{self.name}-celery", argv, self.env)
+        child = spawn(f"{self.name}-{name}", argv, env or self.env)
         self.children.append(child)
         deadline = time.monotonic() + READY_TIMEOUT_S
         while "ready." not in child.log_path.read_text(errors="replace"):

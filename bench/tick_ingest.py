@@ -481,7 +481,8 @@ def in_process_breakdown(token: str, count: int, http: Client):
     for name, captured in (("floor", floor_sql), ("tick", tick_sql), ("materialize", materialize_sql)):
         sql[name] = [query["sql"] for query in captured.captured_queries]
     # the enqueued messages have no consumer any more: drop this run's queue
-    redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+    queues = {settings.CELERY_TASK_DEFAULT_QUEUE, *(route["queue"] for route in settings.CELERY_TASK_ROUTES.values())}
+    redis.Redis.from_url(settings.REDIS_URL).delete(*queues)
     return steps, sql, count
 
 

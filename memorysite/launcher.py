@@ -1,8 +1,8 @@
-"""`make run`: embedded servers, migrations, demo data, then web + Celery worker + beat.
+"""`make run`: embedded servers, migrations, demo data, then web + a Celery worker pool per job kind + beat.
 
     python -m memorysite.launcher [--host 127.0.0.1] [--port 8000]
 
-Ctrl-C (or SIGTERM) stops the web server, worker and beat, then the embedded servers this
+Ctrl-C (or SIGTERM) stops the web server, the workers and beat, then the embedded servers this
 process started, in that order. Children run in their own process group (so the terminal's
 Ctrl-C reaches only this process, which shuts them down in order) and are told by the kernel
 to exit if this process dies without cleaning up.
@@ -27,6 +27,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from memorysite.embedded import EmbeddedServices, default_data_dir
+from memorysite.queues import DEFAULT_QUEUE, DEFAULT_QUEUE_POOL, LAUNCHER_POOLS, worker_queues
 
 logger = logging.getLogger("memorysite.launcher")
 
@@ -113,7 +114,7 @@ def _banner(host: str, port: int, health: dict[str, Any], demo_line: str) -> str
             f"    API docs      {base}/api/docs/",
             f"    Health        {base}/healthz  {json.dumps(health)}",
             f"  {demo_line}",
-            "  Ctrl-C stops the web server, worker, beat and the embedded servers.",
+            "  Ctrl-C stops the web server, workers, beat and the embedded servers.",
             "",
         ]
     )
@@ -166,11 +167,18 @@ def main(argv: list[str] | None = None) -> int:
             ],
             env,
         )  # fmt: skip
-        children["worker"] = _spawn(
-            "worker",
-            [sys.executable, "-m", "celery", "-A", "memorysite", "worker", "--loglevel", "INFO", "--concurrency", "2"],
-            env,
-        )
+        for pool, kinds in LAUNCHER_POOLS.items():
+            # One pool per job kind (memorysite/queues.py), one process each: an embedding flood never delays a
+            # tick. Prefork of one, so a pool process killed mid-task is noticed by its parent (and redelivered).
+            queues = worker_queues(kinds, default_queue=DEFAULT_QUEUE if pool == DEFAULT_QUEUE_POOL else None)
+            children[f"worker-{pool}"] = _spawn(
+                f"worker-{pool}",
+                [
+                    sys.executable, "-m", "celery", "-A", "memorysite", "worker", "--loglevel", "INFO",
+                    "--pool", "prefork", "--concurrency", "1", "-Q", queues, "-n", f"{pool}@%h",
+                ],
+                env,
+            )  # fmt: skip
         children["beat"] = _spawn(
             "beat",
             [

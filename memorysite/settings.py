@@ -25,6 +25,7 @@ from memorysite.env import (
     redis_caches,
     validate_redis_url,
 )
+from memorysite.queues import DEFAULT_QUEUE, task_routes
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = embedded.default_data_dir()
@@ -390,6 +391,11 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_RESULT_EXPIRES = 3600
 # With LOG_FORMAT=json the worker keeps LOGGING's handler (Celery would put its own text format on the root logger).
 CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
+# Queues per job kind (memorysite/queues.py): ticks, embeddings, reflection and sweeps each on a queue of its
+# own with its own worker pool, so an embedding flood never delays a tick. A task with no route (the
+# heartbeat) goes to the default queue, which the sweeps pool also takes.
+CELERY_TASK_DEFAULT_QUEUE = DEFAULT_QUEUE
+CELERY_TASK_ROUTES = task_routes()
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {"task": "memorysite.heartbeat", "schedule": 60.0},
     # Daily-cadence reflection runs on the first sweep after UTC midnight (a missed sweep heals).

@@ -3,6 +3,7 @@
 import os
 
 from memorysite.env import celery_broker_url, redis_caches, redis_url_with_db
+from memorysite.queues import task_routes
 from memorysite.settings import *  # noqa: F403
 from memorysite.settings import REDIS_URL
 
@@ -14,6 +15,8 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 
 # This test run's own queue: a worker of another run (or `make run`) never takes its tasks.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("TEST_QUEUE") or f"test-{os.getpid()}"
+# Its queues per job kind too (memorysite/queues.py): `test-<pid>.ticks`, `test-<pid>.embeddings`, ...
+CELERY_TASK_ROUTES = task_routes(prefix=f"{CELERY_TASK_DEFAULT_QUEUE}.")
 
 # Hashing passwords slowly is a production property, not something tests need to pay for.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -34,7 +34,7 @@ def celery_worker(log_path: Path, **options):
 def celery_workers(
     log_paths: list[Path],
     *,
-    queue: str | None = None,
+    queue: str | None = None,  # comma-separated, as -Q takes them; every queue of this run by default
     concurrency: int = 1,
     pool: str | None = None,
     extra_env: dict[str, str] | None = None,
@@ -45,7 +45,7 @@ def celery_workers(
     prefork pool of one has a parent that survives its child: what reject_on_worker_lost needs).
     `extra_env` adds to (or overrides) the workers' environment, e.g. another settings module.
     """
-    queue = queue or settings.CELERY_TASK_DEFAULT_QUEUE
+    queue = queue or ",".join(run_queues())
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.settings",
@@ -82,12 +82,27 @@ def celery_workers(
         purge(queue)  # what this test left queued is not the next test's work
 
 
+def run_queues() -> list[str]:
+    """This test run's queues: its default queue, then one per job kind (memorysite/queues.py)."""
+    from memorysite.queues import KINDS
+
+    return [settings.CELERY_TASK_DEFAULT_QUEUE, *(kind_queue(kind) for kind in KINDS)]
+
+
+def kind_queue(kind: str) -> str:
+    """This test run's queue of a job kind (`test-<pid>.ticks`, ...)."""
+    from memorysite.queues import queue_name
+
+    return queue_name(kind, prefix=f"{settings.CELERY_TASK_DEFAULT_QUEUE}.")
+
+
 def purge(queue: str | None = None) -> None:
-    queue = queue or settings.CELERY_TASK_DEFAULT_QUEUE
+    """Empty the queues named (comma-separated, as a worker's -Q), or every queue of this run."""
     from memorysite.celery import app
 
     with app.connection_for_write() as connection_:
-        connection_.default_channel.queue_purge(queue)
+        for name in queue.split(",") if queue else run_queues():
+            connection_.default_channel.queue_purge(name)
 
 
 def _wait_ready(log_path: Path, process: subprocess.Popen, timeout: float = 60.0) -> None:

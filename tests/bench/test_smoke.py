@@ -25,6 +25,7 @@ SCRIPTS = sorted(path.stem for path in (REPO / "bench").glob("[!_]*.py"))
 # What each script prints once it has measured: its ratio lines (a goal, or none).
 RATIO = r"\s+\d+\.\d+(x)?\s+goal <= "
 PRINTED = {
+    "capacity": [r"^bytes per tick, 100 bars: [\d,]+ B$", r"^ticks/s per core \(100 bars, every component\): \d+$"],
     "chat_tools": [rf"^\(a\) perf .* p50{RATIO}", rf"^\(c\) HTTP perf .* p50{RATIO}"],
     "context_latency": [rf"^context\(\d+\)/context\(10\) p50{RATIO}", rf"^context\(10\) p50 / floor p50{RATIO}"],
     "embedding_throughput": [
@@ -41,6 +42,7 @@ PRINTED = {
         r"^  vs vector\s+nDCG@10 \d+\.\d+x",
         r"^  fts - reference\s+nDCG@10 [+-]\d+\.\d+",
     ],
+    "queue_isolation": [rf"^lag p95, a queue per kind / one shared queue{RATIO}"],
     "research_context": [rf"^\(a\) research_context\(n=15\) p50{RATIO}", rf"^\(c\) context .* p50{RATIO}"],
     "scope_seal": [r"^sealed/unsealed p50: \d+\.\d+$"],
     "signals_memory": [rf"^\(a\) in process p50{RATIO}", rf"^\(c\) HTTP p50{RATIO}"],

@@ -13,16 +13,16 @@ import contextlib
 
 import pytest
 import redis
-from django.conf import settings as django_settings
 
 from ledger.models import Deployment
 from memorysite.celery import app
 from memorysite.env import celery_broker_url, redis_url_with_db
+from memorysite.queues import TICKS
 from memorysite.redis import client as redis_client
 from tests.factories import DeploymentFactory
 from tests.faults.support import private_servers, server_of
 from tests.ledger.test_materialize_ordering import actual_rows, expected_rows, tick_bodies
-from tests.workers import celery_worker, wait_until
+from tests.workers import celery_worker, kind_queue, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -65,7 +65,7 @@ def private_redis(tmp_path_factory):
 
 def queued(url: str) -> int:
     with contextlib.closing(redis.Redis.from_url(url)) as direct:
-        return direct.llen(django_settings.CELERY_TASK_DEFAULT_QUEUE)
+        return direct.llen(kind_queue(TICKS))  # materialization tasks
 
 
 def post(api, deployment: Deployment, bodies: list[dict]) -> None:

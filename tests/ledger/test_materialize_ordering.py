@@ -20,8 +20,9 @@ from ledger.domain import tick_from_payload
 from ledger.materializer import MaterializeContext, apply_ops, reconcile_portfolio_delta
 from ledger.models import DecisionSnapshot, TradeHistory
 from ledger.tasks import materialize_deployment
+from memorysite.queues import TICKS
 from tests.factories import account_key
-from tests.workers import celery_worker, database_url_of_test_db, wait_until
+from tests.workers import celery_worker, database_url_of_test_db, kind_queue, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_queue")]
 T0 = dt.datetime(2026, 6, 4, 23, 0, tzinfo=dt.UTC)
@@ -212,7 +213,7 @@ def test_a_burst_of_ticks_queues_one_task_that_applies_them_all(owner_api, deplo
 
     bodies = tick_bodies(25)
     post_all(owner_api, deployment, bodies)
-    assert redis_client().llen(settings.CELERY_TASK_DEFAULT_QUEUE) == 1
+    assert redis_client().llen(kind_queue(TICKS)) == 1
     with celery_worker(tmp_path / "worker.log"):
         wait_until(lambda: caught_up(deployment), message="one task to apply the burst")
     assert actual_rows(deployment) == expected_rows(bodies)

@@ -9,7 +9,8 @@ import yaml
 from django.conf import settings
 
 BASE_DIR = Path(settings.BASE_DIR)
-APP_SERVICES = ["web", "worker", "beat", "migrate"]
+WORKERS = ["worker-ticks", "worker-embeddings", "worker-reflection", "worker-sweeps"]
+APP_SERVICES = ["web", *WORKERS, "beat", "migrate"]
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def test_it_runs_pgvector_postgres_18_the_embedded_major_and_redis_7(compose):
     assert next(volume.split(":")[1] for volume in services["postgres"]["volumes"]) == "/var/lib/postgresql"
     assert "shared_preload_libraries=pg_stat_statements" in services["postgres"]["command"]
     assert services["redis"]["image"] == "redis:7"
-    assert {"web", "worker", "beat"} <= set(services)
+    assert {"web", *WORKERS, "beat"} <= set(services)
 
 
 @pytest.mark.parametrize("service", APP_SERVICES)
@@ -65,9 +66,27 @@ def test_the_postgres_container_creates_the_app_role_without_privileges(compose)
 def test_web_worker_and_beat_run_the_right_processes(compose):
     services = compose["services"]
     assert services["web"]["command"][:2] == ["gunicorn", "memorysite.wsgi"]
-    assert services["worker"]["command"][:4] == ["celery", "-A", "memorysite", "worker"]
+    for worker in WORKERS:
+        assert services[worker]["command"][:4] == ["celery", "-A", "memorysite", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "memorysite", "beat"]
     assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--noinput"]
-    for name in ["web", "worker", "beat"]:
+    for name in ["web", *WORKERS, "beat"]:
         assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
     assert "/healthz" in " ".join(services["web"]["healthcheck"]["test"])
+
+
+def test_every_job_kind_has_a_worker_pool_of_its_own(compose):
+    """Queues per job kind (memorysite/queues.py): each kind's queue is taken by exactly one worker service, and
+    the default queue (the heartbeat) by one too, so an embedding flood never waits in front of a tick."""
+    from memorysite.queues import DEFAULT_QUEUE, KINDS, task_routes
+
+    taken: dict[str, list[str]] = {}
+    for name, service in compose["services"].items():
+        command = service.get("command") or []
+        if command[:4] == ["celery", "-A", "memorysite", "worker"]:
+            for queue in command[command.index("-Q") + 1].split(","):
+                taken.setdefault(queue, []).append(name)
+    assert sorted(taken) == sorted([*KINDS, DEFAULT_QUEUE])
+    assert all(len(services) == 1 for services in taken.values()), taken
+    assert taken["ticks"] == ["worker-ticks"] and taken["embeddings"] == ["worker-embeddings"]
+    assert {route["queue"] for route in task_routes().values()} == set(KINDS)

@@ -27,6 +27,12 @@ def _children_of(pid: int) -> list[int]:
     return [int(line) for line in result.stdout.split()]
 
 
+def _queues_of(pid: int) -> str:
+    """The -Q argument of a Celery worker's command line ("" for any other process)."""
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return argv[argv.index("-Q") + 1] if "worker" in argv and "-Q" in argv else ""
+
+
 def test_it_serves_until_interrupted_then_stops_web_worker_and_beat(embedded_services, tmp_path):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
@@ -48,7 +54,13 @@ def test_it_serves_until_interrupted_then_stops_web_worker_and_beat(embedded_ser
             with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
                 assert response.status == 200, path
         children = _children_of(launcher.pid)
-        assert len(children) == 3  # web, worker, beat
+        assert len(children) == 5  # web, a worker pool per job kind (3 on 2 cores), beat
+        # Each pool takes its own kinds' queues; the sweeps pool also the default queue (the heartbeat).
+        assert sorted(_queues_of(pid) for pid in children if _queues_of(pid)) == [
+            "embeddings",
+            "reflection,sweeps,celery",
+            "ticks",
+        ]
     finally:
         launcher.send_signal(signal.SIGINT)
         code = launcher.wait(timeout=90)
