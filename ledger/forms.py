@@ -9,6 +9,7 @@ version) are filed under their field the same way. There is no second set of rul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
@@ -76,34 +77,31 @@ def _errors(exc: ValidationError) -> dict[str, list[str]]:
     return exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
 
 
-def skill_create_from_form(*, owner, post) -> FormInput:
-    """A new skill and its version 1 (services.skill_create), validated as POST /api/v1/skills/ is."""
-    body, shown = _body(post, ("name", *VERSION_FIELDS))
+def _validated_save(shown: dict, serializer_class, body: dict, save) -> FormInput:
+    """The form's body validated by the API's own serializer, then saved by the API's own service; either
+    one's errors kept per field, beside what the trader typed."""
     result = FormInput(values=shown)
-    data = SkillCreateInput(data=body)
+    data = serializer_class(data=body)
     if not data.is_valid():
         result.errors = flatten_errors(data.errors)
         return result
     try:
-        result.saved = services.skill_create(owner=owner, **data.validated_data)
+        result.saved = save(**data.validated_data)
     except ValidationError as exc:
         result.errors = _errors(exc)
     return result
+
+
+def skill_create_from_form(*, owner, post) -> FormInput:
+    """A new skill and its version 1 (services.skill_create), validated as POST /api/v1/skills/ is."""
+    body, shown = _body(post, ("name", *VERSION_FIELDS))
+    return _validated_save(shown, SkillCreateInput, body, partial(services.skill_create, owner=owner))
 
 
 def skill_version_from_form(*, skill: Skill, post) -> FormInput:
     """The skill's next version (services.skill_version_create), validated as POST …/versions/ is."""
     body, shown = _body(post, VERSION_FIELDS)
-    result = FormInput(values=shown)
-    data = SkillVersionInput(data=body)
-    if not data.is_valid():
-        result.errors = flatten_errors(data.errors)
-        return result
-    try:
-        result.saved = services.skill_version_create(skill=skill, **data.validated_data)
-    except ValidationError as exc:
-        result.errors = _errors(exc)
-    return result
+    return _validated_save(shown, SkillVersionInput, body, partial(services.skill_version_create, skill=skill))
 
 
 def deployment_create_from_form(*, owner, skill: Skill, post) -> FormInput:
@@ -111,16 +109,8 @@ def deployment_create_from_form(*, owner, skill: Skill, post) -> FormInput:
     /api/v1/deployments/ is. The skill comes from the page's URL, already known to be the trader's."""
     version = post.get("version", "").strip()
     shown = {"version": version, "mode": post.get("mode", "")}
-    result = FormInput(values=shown)
-    data = DeploymentCreateInput(data={"skill_id": skill.pk, "version": version or None, "mode": shown["mode"]})
-    if not data.is_valid():
-        result.errors = flatten_errors(data.errors)
-        return result
-    try:
-        result.saved = services.deployment_create(owner=owner, **data.validated_data)
-    except ValidationError as exc:
-        result.errors = _errors(exc)
-    return result
+    body = {"skill_id": skill.pk, "version": version or None, "mode": shown["mode"]}
+    return _validated_save(shown, DeploymentCreateInput, body, partial(services.deployment_create, owner=owner))
 
 
 # -- how the pages lay the fields out --------------------------------------------------------------

@@ -562,19 +562,20 @@ def _back(request, fallback: str) -> str:
     return target if safe else fallback
 
 
+def _deployment_status_set(request, deployment_id: int, status: str, message: str):
+    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
+    services.deployment_status_set(deployment=deployment, status=status)
+    messages.success(request, message.format(id=deployment.pk))
+    return redirect(_back(request, reverse("home")))
+
+
 @trader_required
 @require_POST
 def deployment_pause(request, deployment_id: int):
-    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
-    services.deployment_status_set(deployment=deployment, status=DeploymentStatus.STOPPED)
-    messages.success(request, PAUSED.format(id=deployment.pk))
-    return redirect(_back(request, reverse("home")))
+    return _deployment_status_set(request, deployment_id, DeploymentStatus.STOPPED, PAUSED)
 
 
 @trader_required
 @require_POST
 def deployment_resume(request, deployment_id: int):
-    deployment = selectors.deployment_get(user=request.user, deployment_id=deployment_id)
-    services.deployment_status_set(deployment=deployment, status=DeploymentStatus.RUNNING)
-    messages.success(request, RESUMED.format(id=deployment.pk))
-    return redirect(_back(request, reverse("home")))
+    return _deployment_status_set(request, deployment_id, DeploymentStatus.RUNNING, RESUMED)
