@@ -16,7 +16,7 @@ from chatmemory.models import FactSource
 from ledger import services as ledger
 from recall import services as recall
 from recall.models import Document, SyncedFolder
-from reflection.models import ReflectionNote
+from reflection.models import LessonVerdict, ReflectionNote
 from research.yaml_import import import_research
 from signals import services as signals
 from tests.factories import DeploymentFactory, UserFactory, token_client
@@ -51,6 +51,9 @@ def trader_with_everything(username: str, *, marker: str):
         deployment=deployment, generated_at=T0, window_start=T0, window_end=T0, trades_considered=1,
         lessons_text=f"- Cut losers early {marker}", model_used="m", content_hash="0123456789abcdef",
     )  # fmt: skip
+    LessonVerdict.objects.create(
+        owner=trader, skill=deployment.skill_version.skill, bullet=f"Cut losers early {marker}", verdict="veto"
+    )
     signal = {
         "agent_name": "market_microstructure", "agent_type": "analyst", "condition_id": f"0x{marker}",
         "question": f"Will BTC close above $100k? {marker}", "direction": "YES", "confidence": Decimal("0.7"),

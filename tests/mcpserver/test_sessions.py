@@ -30,6 +30,7 @@ from chatmemory.models import UserFact
 from ledger.auth import OUT_OF_SCOPE
 from ledger.models import RunnerToken
 from ledger.services import runner_token_revoke
+from tests.errors import error_body
 from tests.security.world import CONTEXT, make_trader
 from tests.workers import database_url_of_test_db
 
@@ -91,7 +92,17 @@ def in_session(transport, script):
 
 
 def body_of(result) -> dict:
-    return json.loads(result.content[0].text)
+    """A tool result's JSON body, without an error's `request_id` (the id of the request behind it, which the
+    API's answer to the same call carries too: each its own)."""
+    body = json.loads(result.content[0].text)
+    if isinstance(body, dict):
+        body.pop("request_id", None)
+    return body
+
+
+def rest_body(response) -> dict:
+    """The API's answer, an error's without its `request_id` (checked against the X-Request-ID header)."""
+    return error_body(response) if response.status_code >= 400 else response.json()
 
 
 @pytest.fixture
@@ -149,13 +160,13 @@ def test_a_trader_session(world, transport):
     assert seen["foreign_context"].isError
     assert body_of(seen["foreign_context"]) == {"detail": "Not found."}
     rest_foreign = owner.client.get(f"/api/v1/deployments/{other.deployment_id}/context/")
-    assert rest_foreign.status_code == 404 and rest_foreign.json() == body_of(seen["foreign_context"])
+    assert rest_foreign.status_code == 404 and error_body(rest_foreign) == body_of(seen["foreign_context"])
     rest_tool = owner.client.post(
         "/api/v1/chat/tools/get_my_deployments/", {"deployment_id": other.deployment_id}, format="json"
     )
-    assert rest_tool.status_code == 404 and body_of(seen["foreign_deployment"]) == rest_tool.json()
+    assert rest_tool.status_code == 404 and body_of(seen["foreign_deployment"]) == error_body(rest_tool)
     rest_bad = owner.client.post("/api/v1/chat/tools/remember/", {"fact": "x", "colour": "red"}, format="json")
-    assert rest_bad.status_code == 400 and body_of(seen["bad_fact"]) == rest_bad.json()
+    assert rest_bad.status_code == 400 and body_of(seen["bad_fact"]) == error_body(rest_bad)
     assert seen["foreign_resource"].value.error.message == "Not found."
 
     # The trader's fact from the world and the one remembered: the refused call wrote nothing.
@@ -209,7 +220,7 @@ def test_the_rest_backed_tools_answer_as_rest(world, transport):
     for label, response in rest.items():
         result = seen[label]
         assert result.isError == (response.status_code >= 400), (label, body_of(result))
-        assert body_of(result) == response.json(), label
+        assert body_of(result) == rest_body(response), label
         if not result.isError:
             assert result.structuredContent == response.json(), label
     assert rest["foreign_memory"].status_code == 404 and rest["duplicate"].status_code == 409
@@ -237,7 +248,7 @@ def test_a_runner_token_reaches_only_its_deployments_context(world, transport):
     runner = APIClient()
     runner.credentials(HTTP_AUTHORIZATION=f"Token {owner.runner_key}")
     rest_refused = runner.post("/api/v1/facts/", {"fact": FACT}, format="json")
-    assert rest_refused.status_code == 403 and body_of(seen["remembered"]) == rest_refused.json()
+    assert rest_refused.status_code == 403 and body_of(seen["remembered"]) == error_body(rest_refused)
     assert body_of(seen["remembered"]) == {"detail": OUT_OF_SCOPE}
     assert [str(r.uri) for r in seen["resources"].resources] == [f"memory://deployments/{owner.deployment_id}/context"]
     assert seen["facts"].value.error.message == OUT_OF_SCOPE

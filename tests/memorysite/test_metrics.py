@@ -16,12 +16,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from access.models import Elevation
 from memorysite.celery import heartbeat
 from memorysite.metrics import SCRAPE_REASON
+from memorysite.queues import TICKS
 from memorysite.redis import client as redis_client
 from recall.models import Chunk, Document
 from tests.factories import UserFactory
 from tests.faults.test_postgres_restart import free_port, gunicorn
 from tests.security.world import make_trader
-from tests.workers import database_url_of_test_db
+from tests.workers import database_url_of_test_db, kind_queue
 
 TOKEN = "m" * 40
 
@@ -126,9 +127,10 @@ def test_it_serves_ticks_lag_context_tokens_and_queue_depths(transactional_db, s
     assert value(during, "memory_materialization_lag_ticks") == 1
     assert value(during, "memory_materialization_lagging_deployments") == 1
     assert value(during, "memory_materialization_lag_seconds") > 0
-    depth = redis_client().llen(settings.CELERY_TASK_DEFAULT_QUEUE)
+    ticks_queue = kind_queue(TICKS)  # the tick's materialization waits on its kind's queue (memorysite/queues.py)
+    depth = redis_client().llen(ticks_queue)
     assert depth >= 1
-    assert value(during, "memory_celery_queue_length", queue=settings.CELERY_TASK_DEFAULT_QUEUE) == depth
+    assert value(during, "memory_celery_queue_length", queue=ticks_queue) == depth
 
     response = trader.client.get(f"/api/v1/deployments/{trader.deployment_id}/context/")
     assert response.status_code == 200
