@@ -46,5 +46,5 @@ def test_money_on_the_home_page_has_thousands_separators_and_cents(client, owner
     Deployment.objects.filter(pk=deployment.pk).update(day_start_equity_usd=Decimal("10000"))
     client.force_login(owner)
     content = client.get("/").content.decode()
-    assert "<td>$10,000.00</td>" in content
+    assert '<td class="num">$10,000.00</td>' in content
     assert "$10000" not in content
