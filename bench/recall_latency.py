@@ -1460,6 +1460,63 @@ def split_cells(m: Measured) -> list[str]:
     ]  # fmt: skip
 
 
+# recall 0010 keeps each embedding in its row (STORAGE MAIN); pgvector's EXTERNAL moved it out of line for the
+# chunks whose compressed text stayed in theirs. The tables above hold today's layout, before trees included, so
+# the two layouts are compared here: a trader's rows (and the global ones) copied into one table of each, the
+# exact statement timed on both, interleaved.
+STORAGE_TABLES = {"external (before recall 0010)": "bench_vectors_external", "main (recall 0010)": "bench_vectors_main"}
+
+
+def embedding_storage_ab(owner_id: int, vectors: dict[str, list[float]], rounds: int) -> dict[str, dict]:
+    from django.db import connection
+
+    from recall.selectors import _vector_literal
+
+    literals = [_vector_literal(v) for v in vectors.values()]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute"
+            " WHERE attrelid = 'recall_chunks'::regclass AND attnum > 0 AND NOT attisdropped"
+        )
+        (columns,) = cursor.fetchone()
+        out: dict[str, dict] = {}
+        for label, table in STORAGE_TABLES.items():
+            storage = "EXTERNAL" if table.endswith("external") else "MAIN"
+            cursor.execute(f"DROP TABLE IF EXISTS {table}")
+            # LIKE copies the generated columns as plain ones: the same values, so the same row layout.
+            cursor.execute(f"CREATE TABLE {table} (LIKE recall_chunks INCLUDING DEFAULTS)")
+            cursor.execute(f"ALTER TABLE {table} ALTER COLUMN embedding SET STORAGE {storage}")
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM recall_chunks"  # noqa: S608 (our names)
+                " WHERE owner_id = %s OR owner_id IS NULL ORDER BY id",
+                [owner_id],
+            )
+            cursor.execute(f"CREATE INDEX ON {table} (owner_id)")
+            cursor.execute(f"VACUUM ANALYZE {table}")
+            cursor.execute(
+                f"SELECT count(*) FILTER (WHERE pg_column_toast_chunk_id(embedding) IS NOT NULL), count(*),"  # noqa: S608
+                f" pg_relation_size('{table}'), pg_total_relation_size('{table}') FROM {table}"
+            )
+            outside, rows, heap, total = cursor.fetchone()
+            out[label] = {"outside": outside, "rows": rows, "heap": heap, "total": total, "seconds": []}
+        for r in range(rounds):
+            order = list(STORAGE_TABLES.items())
+            for label, table in order if r % 2 else order[::-1]:
+                sql = (
+                    f"SELECT c.id, 1 - (c.embedding <=> %s::vector) FROM {table} c WHERE c.embedding IS NOT NULL"  # noqa: S608
+                    " AND (c.owner_id = %s OR c.owner_id IS NULL) ORDER BY (c.embedding <=> %s::vector) + 0, c.id"
+                    " LIMIT 40"
+                )
+                literal = literals[r % len(literals)]
+                t0 = time.perf_counter()
+                cursor.execute(sql, [literal, owner_id, literal])
+                cursor.fetchall()
+                out[label]["seconds"].append(time.perf_counter() - t0)
+        for table in STORAGE_TABLES.values():
+            cursor.execute(f"DROP TABLE {table}")
+    return out
+
+
 def print_state_table(state: State, results: dict[str, Measured], floor: float) -> None:
     headers = [
         "label", "plan", "p50", "p95", "p99", "mean", "x floor p50", "kw", "count", "vector", "load", "rest", "short",
@@ -1728,6 +1785,26 @@ def main(argv=None) -> int:
                 f"  {main_label}: kw common / kw rare  p50 {percentile(common, 50) / percentile(rare, 50):.1f}"
                 f"  p95 {percentile(common, 95) / percentile(rare, 95):.1f}"
             )
+
+            if not state.single:
+                print(
+                    "\nembedding storage: the exact statement over a trader's rows (+ the global ones) copied into a"
+                    f" table of each layout, {args.rounds} rounds interleaved (vectors out of line / rows; heap size)"
+                )
+                for size in state.measured:
+                    ab = embedding_storage_ab(state.owners[size].pk, vectors, args.rounds)
+                    before, now = ab.values()
+                    for label, r in ab.items():
+                        print(
+                            f"  {size:,} {label}: p50 {ms(percentile(r['seconds'], 50))} ms, p95"
+                            f" {ms(percentile(r['seconds'], 95))} ms; {r['outside']:,} of {r['rows']:,} out of"
+                            f" line; heap {r['heap'] / 2**20:.1f} MB, {r['total'] / 2**20:.1f} MB with TOAST"
+                        )
+                    print(
+                        f"  {size:,} main / external: p50"
+                        f" {percentile(now['seconds'], 50) / percentile(before['seconds'], 50):.2f}, p95"
+                        f" {percentile(now['seconds'], 95) / percentile(before['seconds'], 95):.2f}"
+                    )
 
             # Untimed: the vector side's recall; the keyword side's terms, time and quality.
             print(

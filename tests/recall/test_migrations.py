@@ -1,12 +1,15 @@
 """Recall's migrations on a database from before them: 0003 (one manual per deployment scope) is refused with
 the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
 re-indexes the chunks already there with every word and counts their lexemes again; 0005 leaves one keyword
-candidate function, whose seven-argument calls keep their meaning."""
+candidate function, whose seven-argument calls keep their meaning; 0010 moves back into their rows the embeddings
+stored out of line, and keeps new ones there."""
 
 from __future__ import annotations
 
 import io
+import random
 import re
+import string
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -169,3 +172,42 @@ def test_0005_leaves_one_keyword_function_and_a_seven_argument_call_keeps_its_me
             cursor.execute(call.format(extra), [owner.pk, *params])
             counts.append(cursor.fetchone()[0])
     assert counts == [1, 1, 0]  # the manual only: notes.md is not it
+
+
+# Every value of the rows written anew, as an insert writes them.
+REWRITE = "UPDATE recall_chunks SET text = text || '', embedding = embedding::real[]::vector WHERE owner_id = %s"
+OUT_OF_LINE = "SELECT count(*) FROM recall_chunks WHERE pg_column_toast_chunk_id(embedding) IS NOT NULL"
+
+
+def test_0010_keeps_every_embedding_in_its_row_and_moves_back_the_ones_written_out_of_line(owner):
+    rng = random.Random(10)
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9))) for _ in range(60)]
+    for n in range(12):  # texts that compress to around the TOAST target, beside a 1,544-byte vector
+        content = " ".join(rng.choice(words) for _ in range(250 + 25 * n))
+        services.document_upsert(owner=owner, path=f"notes-{n}.md", content=f"# N\n{content}\n", source="workspace")
+    with as_owner(), connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE recall_chunks SET embedding = array_fill(0.05::real, ARRAY[384])::vector WHERE owner_id = %s",
+            [owner.pk],
+        )
+        migrate(("recall", "0009_journal_entries_plural"))
+        try:
+            # Written as pgvector's EXTERNAL storage writes it: some vectors go out of line.
+            cursor.execute(REWRITE, [owner.pk])
+            cursor.execute(OUT_OF_LINE)
+            assert cursor.fetchone()[0] > 0
+            cursor.execute("SELECT id, embedding::text, text FROM recall_chunks ORDER BY id")
+            before = cursor.fetchall()
+            migrate(latest())
+            cursor.execute(OUT_OF_LINE)
+            assert cursor.fetchone()[0] == 0
+            cursor.execute("SELECT id, embedding::text, text FROM recall_chunks ORDER BY id")
+            assert cursor.fetchall() == before
+            # Rows written from now on keep theirs in the row too.
+            cursor.execute(REWRITE, [owner.pk])
+            cursor.execute(OUT_OF_LINE)
+            assert cursor.fetchone()[0] == 0
+            assert_in_step()
+        finally:
+            migrate(latest())
+            policies.install()  # as after every migrate
