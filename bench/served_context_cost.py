@@ -39,7 +39,7 @@ def seed(trades: int):
     skill = Skill.objects.create(owner=user, name="Breakout")
     version = SkillVersion.objects.create(
         owner=user, skill=skill, version=1, strategy_text="Buy breakouts above the range.\n" * 20,
-        avoid_rules=["Never hold more than two positions."], manual_enabled=False,
+        avoid_rules="Never hold more than two positions.", manual_enabled=False,
     )  # fmt: skip
     deployment = Deployment.objects.create(owner=user, skill_version=version, mode="paper")
     btc = {"symbol": "BTC", "side": "long", "size": 0.01, "mark_price": 65200}
