@@ -45,7 +45,8 @@ data/<table>.jsonl
     Every row you own, one JSON object a line, table by table (deployments, skill versions, decision
     snapshots (your runner's ticks), trades, daily P&L, lessons revisions, facts, analyst signals and
     their evolution, retrieval audits, research, recall documents, journal entries, edit proposals,
-    trade situations, your API tokens' names and dates, and every other table that holds your rows).
+    trade situations, the contexts your runner was served (memory block and system prompt), your API
+    tokens' names and dates, and every other table that holds your rows).
     Left out: token keys (the service keeps only their hashes) and search vectors (rebuilt from text).
 ledger/trades.csv
     Your trades, one row each, across your deployments.

@@ -416,3 +416,39 @@ class RunnerToken(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.key_prefix}…) for deployment #{self.deployment_id}"
+
+
+class ServedContext(OwnedModel):
+    """The context the service served for a deployment (GET /api/v1/deployments/{id}/context/ or MCP's
+    get_trading_context) as of one tick: the memory block and the system prompt exactly as sent. The runner reads
+    the context, the agent decides, the runner posts the tick carrying its proposal: so the row whose as-of is the
+    tick just before a trade's opening tick is "what the agent saw before opening this trade" (the trade page).
+    Written by agentcontext (ledger.services.served_context_record), one row per (deployment, as-of tick), the
+    latest read winning; swept after SERVED_CONTEXT_RETENTION_DAYS except the rows a trade's entry needs."""
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="served_contexts")
+    # Deployment.latest_tick_at when it was served; null: served before the deployment's first tick.
+    as_of_tick_at = models.DateTimeField(null=True, blank=True)
+    served_at = models.DateTimeField()
+    memory_text = models.TextField(blank=True, default="")
+    system_prompt_text = models.TextField(blank=True, default="")
+    # The sections whose reads failed (agentcontext.degrade), as the answer's `degraded` listed them.
+    degraded = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        db_table = "served_contexts"
+        ordering = ["deployment_id", "-as_of_tick_at"]
+        constraints = [
+            # served_context_record's upsert (ON CONFLICT) relies on this: the nulls (before the first tick) too.
+            models.UniqueConstraint(
+                fields=["deployment", "as_of_tick_at"], nulls_distinct=False, name="served_context_one_per_as_of"
+            ),
+        ]
+        indexes = [
+            # ledger.services.served_contexts_prune finds the old rows.
+            models.Index(fields=["served_at"], name="served_context_served_at"),
+        ]
+
+    def __str__(self) -> str:
+        as_of = self.as_of_tick_at.isoformat() if self.as_of_tick_at else "before the first tick"
+        return f"{self.deployment_id} as of {as_of}"

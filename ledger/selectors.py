@@ -40,6 +40,7 @@ from ledger.models import (
     Deployment,
     DeploymentStatus,
     RunnerToken,
+    ServedContext,
     Skill,
     SkillVersion,
     TradeDailyPnl,
@@ -550,6 +551,27 @@ def trade_get(*, deployment: Deployment, trade_id) -> TradeHistory:
     journal's computed columns; another deployment's (or trader's) trade is a 404."""
     trades = _with_journal_columns(TradeHistory.objects.filter(deployment=deployment))
     return get_object_or_404(trades.select_related("entry_snapshot", "exit_snapshot"), pk=trade_id)
+
+
+def served_context_before_entry(*, trade: TradeHistory) -> ServedContext | None:
+    """What the agent saw before opening `trade`: the context last served for its deployment as of the tick
+    just before the opening tick (the runner reads the context, the agent decides, the runner posts the tick),
+    or None: the runner did not read it before that tick, it was served before contexts were recorded, or it
+    was swept. A record served after the opening tick was posted is another read's, never shown as this one;
+    without the opening tick's snapshot that cannot be told, so None."""
+    entry = trade.entry_snapshot
+    if entry is None:
+        return None
+    before = (
+        DecisionSnapshot.objects.filter(deployment_id=trade.deployment_id, tick_at__lt=trade.entry_tick_at)
+        .order_by("-tick_at")
+        .values_list("tick_at", flat=True)
+        .first()
+    )
+    as_of = {"as_of_tick_at": before} if before is not None else {"as_of_tick_at__isnull": True}
+    return ServedContext.objects.filter(
+        deployment_id=trade.deployment_id, served_at__lte=entry.created_at, **as_of
+    ).first()
 
 
 # -- home page: each deployment's runner and today ---------------------------------------------------

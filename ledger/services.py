@@ -12,8 +12,8 @@ from functools import partial
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, Max, OuterRef, Value
-from django.db.models.functions import Greatest
+from django.db.models import Exists, F, Max, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -36,6 +36,7 @@ from ledger.models import (
     Deployment,
     DeploymentStatus,
     RunnerToken,
+    ServedContext,
     Skill,
     SkillVersion,
     TradeDailyPnl,
@@ -493,3 +494,63 @@ def snapshot_bars_prune(*, now: dt.datetime, batch: int = retention.BATCH) -> in
         bars__isnull=False, created_at__lt=cutoff, materialized_at__isnull=False
     ).exclude(Exists(opened_a_trade))
     return retention.in_batches(heavy, lambda picked: picked.update(bars=None), batch=batch)
+
+
+# -- served contexts ("what the agent saw before opening this trade") -------------------------------------
+
+
+@transaction.atomic  # a savepoint inside the request's transaction: a failed write leaves the request usable
+def served_context_record(
+    *, deployment: Deployment, memory_text: str, system_prompt_text: str, degraded: list[str], served_at: dt.datetime
+) -> None:
+    """Keep the context just served for `deployment` as of its latest tick (None before its first): one row per
+    (deployment, as-of tick), a later read with the same as-of replacing it (the runner's latest read is the one
+    its agent acted on). One statement: INSERT … ON CONFLICT (deployment_id, as_of_tick_at) DO UPDATE."""
+    ServedContext.objects.bulk_create(
+        [
+            ServedContext(
+                owner_id=deployment.owner_id,
+                deployment=deployment,
+                as_of_tick_at=deployment.latest_tick_at,
+                served_at=served_at,
+                memory_text=memory_text,
+                system_prompt_text=system_prompt_text,
+                degraded=list(degraded),
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["deployment", "as_of_tick_at"],
+        update_fields=["served_at", "memory_text", "system_prompt_text", "degraded"],
+    )
+
+
+# The earliest instant: a context served before the first tick (as-of null) is followed by the first tick.
+_BEFORE_EVERY_TICK = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+
+
+def served_contexts_prune(*, now: dt.datetime, batch: int = retention.BATCH) -> int:
+    """Delete every trader's served contexts served more than SERVED_CONTEXT_RETENTION_DAYS ago, except those a
+    trade's entry needs: the row whose as-of tick is the tick just before a trade's opening tick (its next tick
+    opened a trade) is what the trade page shows as "what the agent saw". The beat sweep, whose caller elevates.
+    Returns how many were deleted.
+
+    Two index probes a row: the next tick after its as-of (snapshot_tick_unique_per_deployment), and a trade
+    entered at that tick (trade_deployment_recent)."""
+    cutoff = now - dt.timedelta(days=settings.SERVED_CONTEXT_RETENTION_DAYS)
+    next_tick = (
+        DecisionSnapshot.objects.filter(
+            deployment_id=OuterRef("deployment_id"),
+            tick_at__gt=Coalesce(OuterRef("as_of_tick_at"), Value(_BEFORE_EVERY_TICK)),
+        )
+        .order_by("tick_at")
+        .values("tick_at")[:1]
+    )
+    opened_a_trade = TradeHistory.objects.filter(
+        deployment_id=OuterRef("deployment_id"), entry_tick_at=OuterRef("next_tick")
+    )
+    old = (
+        ServedContext.objects.filter(served_at__lt=cutoff)
+        .annotate(next_tick=Subquery(next_tick))
+        .exclude(Exists(opened_a_trade))
+    )
+    return retention.in_batches(old, lambda picked: picked.delete()[0], batch=batch)

@@ -33,3 +33,17 @@ def prune_snapshot_bars() -> int:
     """Beat: the bars of old materialized ticks that opened no trade, dropped in batches. Returns how many."""
     with scope.elevated("ledger.prune_snapshot_bars: bars of old materialized ticks", atomic=False):
         return services.snapshot_bars_prune(now=timezone.now())
+
+
+@shared_task(
+    name="ledger.prune_served_contexts",
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def prune_served_contexts() -> int:
+    """Beat: old served contexts no trade's entry needs, deleted in batches. Returns how many."""
+    with scope.elevated("ledger.prune_served_contexts: old contexts no trade entry needs", atomic=False):
+        return services.served_contexts_prune(now=timezone.now())

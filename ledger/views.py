@@ -304,6 +304,7 @@ def deployment_trade(request, deployment_id: int, trade_id):
         "exit_ops": _tick_ops(exit_, trade.symbol),
         "bars": _bars_summary(entry, trade.symbol),
         "why": why,
+        "served": selectors.served_context_before_entry(trade=trade),
         "journal_url": request.GET.get("back") if _is_journal_url(request.GET.get("back"), deployment.pk) else None,
     }
     return render(request, "ledger/trade.html", context)

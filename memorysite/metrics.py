@@ -76,6 +76,10 @@ CONTEXT_SECTION_TOKENS = Histogram(
 CONTEXT_DEGRADED = Counter(
     "memory_context_degraded_sections_total", "Context sections served empty because their reads failed.", ["section"]
 )
+CONTEXT_RECORD_FAILURES = Counter(
+    "memory_context_record_failures_total",
+    "Contexts served but not recorded for the trade page (the write failed; the context was served anyway).",
+)
 
 # --- reflection --------------------------------------------------------------------------------------------------
 REFLECTION_RUNS = Counter(

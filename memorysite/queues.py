@@ -32,6 +32,7 @@ TASK_KINDS = {
     "memorysite.expire_idempotency_keys": SWEEPS,
     "signals.expire_retrieval_audits": SWEEPS,
     "ledger.prune_snapshot_bars": SWEEPS,
+    "ledger.prune_served_contexts": SWEEPS,
 }
 
 

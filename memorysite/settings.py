@@ -413,6 +413,8 @@ SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS = env_int("SIGNALS_RETRIEVAL_AUDIT_RETENT
 if SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS > 180:
     raise ImproperlyConfigured("SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS: must be 90 to 180 (the seed's retention)")
 SNAPSHOT_BARS_RETENTION_DAYS = env_int("SNAPSHOT_BARS_RETENTION_DAYS", default=30, minimum=1)
+# The contexts served to runners (ledger.ServedContext) after this many days, except those a trade's entry needs.
+SERVED_CONTEXT_RETENTION_DAYS = env_int("SERVED_CONTEXT_RETENTION_DAYS", default=30, minimum=1)
 RETENTION_SWEEP_INTERVAL_S = 3600.0
 CELERY_BEAT_SCHEDULE |= {
     f"retention-{name}": {"task": task, "schedule": RETENTION_SWEEP_INTERVAL_S}
@@ -420,6 +422,7 @@ CELERY_BEAT_SCHEDULE |= {
         ("idempotency-keys", "memorysite.expire_idempotency_keys"),
         ("retrieval-audits", "signals.expire_retrieval_audits"),
         ("snapshot-bars", "ledger.prune_snapshot_bars"),
+        ("served-contexts", "ledger.prune_served_contexts"),
     ]
 }
 

@@ -51,6 +51,7 @@ def _workload(username: str):
     for minutes, size in [(5, 0.02), (10, 0)]:
         post(f"{base}/ticks/", _tick(minutes, size))
     assert api.get(f"{base}/trades/").status_code == 200  # reads catch materialization up
+    assert api.get(f"{base}/context/").status_code == 200  # recorded: a served context
     signal = {
         "agent_name": "micro",
         "agent_type": "analyst",
@@ -111,7 +112,7 @@ class TestPolicies:
         expected = {"skills", "skill_versions", "deployments", "decision_snapshots", "trade_history"}
         expected |= {"trade_daily_pnl", "runner_tokens", "user_facts", "markets", "agent_signals"}
         expected |= {"signal_evolution_events", "experiments", "hypotheses", "recall_documents", "recall_chunks"}
-        expected |= {"recall_journal_entries", "recall_edit_proposals"}
+        expected |= {"recall_journal_entries", "recall_edit_proposals", "served_contexts"}
         assert expected <= populated, sorted(expected - populated)
 
     def test_every_owned_table_shows_a_trader_only_their_rows(self, traders):

@@ -45,6 +45,7 @@ PRINTED = {
     "queue_isolation": [rf"^lag p95, a queue per kind / one shared queue{RATIO}"],
     "research_context": [rf"^\(a\) research_context\(n=15\) p50{RATIO}", rf"^\(c\) context .* p50{RATIO}"],
     "scope_seal": [r"^sealed/unsealed p50: \d+\.\d+$"],
+    "served_context_cost": [r"^with/without p50: \d+\.\d+$"],
     "signals_memory": [rf"^\(a\) in process p50{RATIO}", rf"^\(c\) HTTP p50{RATIO}"],
     "tick_ingest": [
         rf"^tick cost / floor cost per request .*{RATIO}",

@@ -45,6 +45,8 @@ def trader_with_everything(username: str, *, marker: str):
         )
         assert response.status_code == 201, response.json()
     ledger.materialize_pending(deployment_id=deployment.pk)  # trades, daily P&L, the trade's situation
+    served = api.get(f"/api/v1/deployments/{deployment.pk}/context/")  # the served context's record
+    assert served.status_code == 200, served.json()
     facts.fact_create(owner=trader, fact=f"Trades only BTC perpetuals {marker}", source=FactSource.PROFILE)
     ReflectionNote.objects.create(
         owner=trader, skill=deployment.skill_version.skill, skill_version=deployment.skill_version.version,

@@ -53,6 +53,8 @@ def test_the_api_export_holds_every_owned_table_and_nothing_of_another_trader():
             assert {row[owner_column] for row in rows} == {mine.trader.pk}, exported.table
         assert not {"key_hash", "embedding", "search_vector"} & set(rows[0]), exported.table
 
+    (served,) = [json.loads(line) for line in contents["data/served_contexts.jsonl"].decode().splitlines()]
+    assert served["system_prompt_text"].startswith("You are") and served["as_of_tick_at"].startswith("2026-06-04")
     trades = list(csv.DictReader(io.StringIO(contents["ledger/trades.csv"].decode())))
     assert [(t["symbol"], t["status"]) for t in trades] == [("BTC", "closed")]
     assert "Trades only BTC perpetuals MINE" in contents["facts.csv"].decode()

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.conf import settings
 
-from ledger.tasks import materialize_deployment, prune_snapshot_bars
+from ledger.tasks import materialize_deployment, prune_served_contexts, prune_snapshot_bars
 from memorysite.celery import app, expire_idempotency_keys, heartbeat
 from memorysite.queues import DEFAULT_QUEUE_POOL, EMBEDDINGS, KINDS, LAUNCHER_POOLS, TASK_KINDS, TICKS
 from memorysite.redis import client as redis_client
@@ -40,6 +40,7 @@ def test_every_task_lands_on_its_kinds_queue_and_the_rest_on_the_default(deploym
         expire_idempotency_keys: [],
         expire_retrieval_audits: [],
         prune_snapshot_bars: [],
+        prune_served_contexts: [],
     }
     assert sorted(task.name for task in tasks) == sorted(TASK_KINDS)
     for task, args in tasks.items():

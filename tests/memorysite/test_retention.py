@@ -1,4 +1,5 @@
-"""Retention sweeps (beat): idempotency keys after 24 h, retrieval audits after their days, old snapshots' bars."""
+"""Retention sweeps (beat): idempotency keys after 24 h, retrieval audits after their days, old snapshots' bars,
+old served contexts."""
 
 import datetime as dt
 import re
@@ -11,7 +12,7 @@ from django.utils import timezone
 from access.models import Elevation, IdempotencyKey
 from ledger import services as ledger
 from ledger import tasks as ledger_tasks
-from ledger.models import DecisionSnapshot, TradeHistory
+from ledger.models import DecisionSnapshot, ServedContext, TradeHistory
 from memorysite import celery as site_tasks
 from memorysite import retention
 from signals import tasks as signals_tasks
@@ -105,11 +106,13 @@ class TestTheSweeps:
         site_tasks.expire_idempotency_keys()
         signals_tasks.expire_retrieval_audits()
         ledger_tasks.prune_snapshot_bars()
+        ledger_tasks.prune_served_contexts()
         reasons = list(Elevation.objects.order_by("id").values_list("reason", flat=True)[before:])
         assert [reason.split(":")[0] for reason in reasons] == [
             "memorysite.expire_idempotency_keys",
             "signals.expire_retrieval_audits",
             "ledger.prune_snapshot_bars",
+            "ledger.prune_served_contexts",
         ]
 
     def test_batches_are_bounded_and_the_total_is_every_row(self, owner):
@@ -183,9 +186,74 @@ def test_a_worker_runs_the_beat_sweeps(tmp_path, empty_queue):
         "retention-idempotency-keys",
         "retention-retrieval-audits",
         "retention-snapshot-bars",
+        "retention-served-contexts",
     }
     assert {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()} >= {
         "memorysite.expire_idempotency_keys",
         "signals.expire_retrieval_audits",
         "ledger.prune_snapshot_bars",
+        "ledger.prune_served_contexts",
     }
+
+
+def _served_around_trades(owner):
+    """A context read before every tick, and after the last: ticks at 0..4 min, a trade opened by the first tick
+    (so the read before any tick is its entry's) and another by the fourth (the read as of minute 2 is its)."""
+    deployment = DeploymentFactory(skill_version__skill__owner=owner)
+    api = token_client(owner)
+    btc = {"symbol": "BTC", "side": "long", "size": 0.01, "mark_price": 65200}
+    eth = {"symbol": "ETH", "side": "long", "size": 1, "mark_price": 3000}
+    for minutes, positions in enumerate([[btc], [], [], [eth], [eth]]):
+        assert api.get(f"/api/v1/deployments/{deployment.pk}/context/").status_code == 200
+        at = (T0 + dt.timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")
+        body = {"tick_at": at, "equity_usd": 10_000, "positions": positions}
+        assert api.post(f"/api/v1/deployments/{deployment.pk}/ticks/", body, format="json").status_code == 201
+    assert api.get(f"/api/v1/deployments/{deployment.pk}/context/").status_code == 200
+    ledger.materialize_pending(deployment_id=deployment.pk)
+    return deployment
+
+
+def _as_ofs(deployment) -> list[float | None]:
+    """The minutes (after T0) of the deployment's served contexts' as-of ticks, None (before any tick) first."""
+    at = ServedContext.objects.filter(deployment=deployment).values_list("as_of_tick_at", flat=True)
+    minutes = [(tick - T0).total_seconds() / 60 if tick else None for tick in at]
+    return sorted(minutes, key=lambda m: -1 if m is None else m)
+
+
+@pytest.mark.django_db
+def test_it_deletes_old_served_contexts_but_keeps_those_before_a_trades_entry(owner, other, client):
+    deployment = _served_around_trades(owner)
+    others = _served_around_trades(other)
+    trades = TradeHistory.objects.filter(deployment=deployment).order_by("entry_tick_at")
+    assert [(t.symbol, (t.entry_tick_at - T0).total_seconds() / 60) for t in trades] == [("BTC", 0), ("ETH", 3)]
+    assert _as_ofs(deployment) == [None, 0, 1, 2, 3, 4]  # before the first tick, then as of each of the five
+    client.force_login(owner)
+    pages_before = [client.get(f"/deployments/{deployment.pk}/trades/{t.pk}/").content.decode() for t in trades]
+    assert all('id="served-memory"' in page or 'id="served-system-prompt"' in page for page in pages_before)
+
+    old = timezone.now() - dt.timedelta(days=settings.SERVED_CONTEXT_RETENTION_DAYS + 1)
+    ServedContext.objects.exclude(as_of_tick_at=T0 + dt.timedelta(minutes=4)).update(served_at=old)  # one recent
+    assert ledger_tasks.prune_served_contexts() == 6  # as of 0, 1 and 3 min, of each trader
+    assert _as_ofs(deployment) == [None, 2, 4]  # BTC's entry's, ETH's entry's, the recent one
+    assert ServedContext.objects.filter(deployment=others).count() == 3
+    assert ledger_tasks.prune_served_contexts() == 0  # idempotent
+
+    # The trade pages show the same contexts (their served time aged above).
+    pages_after = [client.get(f"/deployments/{deployment.pk}/trades/{t.pk}/").content.decode() for t in trades]
+    assert [_served_section(page) for page in pages_after] == [_served_section(page) for page in pages_before]
+
+
+def _served_section(page: str) -> str:
+    section = re.search(r'<section [^>]*id="served-context">.*?</section>', page, re.DOTALL).group(0)
+    return re.sub(r'<dd id="served-at">[^<]*</dd>', "", section)
+
+
+@pytest.mark.django_db
+def test_served_contexts_younger_than_the_retention_are_kept_and_it_follows_the_setting(owner, settings):
+    deployment = _served_around_trades(owner)
+    assert settings.SERVED_CONTEXT_RETENTION_DAYS == 30
+    ServedContext.objects.update(served_at=timezone.now() - dt.timedelta(days=29))
+    assert ledger_tasks.prune_served_contexts() == 0
+    settings.SERVED_CONTEXT_RETENTION_DAYS = 7  # changed: the next sweep follows it
+    assert ledger_tasks.prune_served_contexts() == 4  # as of 0, 1, 3 and 4 min: no trade opened on the next tick
+    assert _as_ofs(deployment) == [None, 2]

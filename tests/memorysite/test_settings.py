@@ -87,6 +87,7 @@ def test_settings_read_every_documented_variable_and_no_other():
         "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
         "SIGNALS_RETRIEVAL_AUDIT_RETENTION_DAYS",
         "SNAPSHOT_BARS_RETENTION_DAYS",
+        "SERVED_CONTEXT_RETENTION_DAYS",
         "SIGNALS_MEMORY_ENABLED",
         "SIGNALS_MEMORY_MAX_SIGNALS",
         "SIGNALS_QUERY_TIMEOUT_MS",
