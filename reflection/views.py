@@ -77,10 +77,10 @@ def _figures_row(label: str, figures: TradeFigures, estimate: GroupEstimate, **e
         "label": label,
         "n_closed": figures.n_closed,
         "avg_pnl": figures.avg_realized_pnl_usd,
-        "win_rate_pct": win_rate * 100 if win_rate is not None else None,
+        "win_rate": win_rate,  # a fraction: the page writes it with |percent
         "too_few_trades": estimate.too_few_trades,
         "avg_ci": avg_ci,
-        "win_ci_pct": None if win_ci is None else (win_ci.low * 100, win_ci.high * 100),
+        "win_ci": win_ci,
         **extra,
     }
 
@@ -91,8 +91,8 @@ def _difference(vs: DifferenceEstimate) -> dict:
     return {
         "avg": vs.avg_pnl,
         "avg_ci": vs.avg_pnl_interval,
-        "win_pts": None if vs.win_rate is None else vs.win_rate * 100,
-        "win_ci_pts": None if win_ci is None else (win_ci.low * 100, win_ci.high * 100),
+        "win_change": vs.win_rate,  # a difference of fractions: the page writes it with |pp
+        "win_ci": win_ci,
         "too_few_trades": vs.too_few_trades,
         "verdict": vs.verdict,
         "verdict_label": VERDICT_LABELS[vs.verdict],
