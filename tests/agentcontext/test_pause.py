@@ -114,3 +114,12 @@ def test_the_pages_say_what_pause_does(client, owner, deployment):
     assert 'id="paused-note"' not in client.get(journal).content.decode()
     Deployment.objects.filter(pk=deployment.pk).update(status="stopped")
     assert "Paused: the ticks your runner posts are still recorded" in client.get(journal).content.decode()
+
+
+def test_the_preview_shows_the_paused_segment_only_while_paused(client, owner, deployment):
+    client.force_login(owner)
+    url = reverse("deployment-preview", args=[deployment.pk])
+    assert 'id="segment-paused"' not in client.get(url).content.decode()
+    Deployment.objects.filter(pk=deployment.pk).update(status="stopped")
+    page = client.get(url).content.decode()
+    assert 'id="segment-paused-text"' in page and "The trader has paused this deployment" in page
