@@ -32,6 +32,8 @@ def context_answer(*, deployment: Deployment) -> dict:
     for section in context.degraded:
         CONTEXT_DEGRADED.labels(section).inc()
     answer = {
+        # Paused: the runner keeps posting ticks (the ledger follows the venue) and the agent is told not to open.
+        "deployment_status": deployment.status,
         "text": memory.text,
         "sections": memory.sections,
         "token_estimate": memory.token_estimate,

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from agentcontext.answers import context_answer
 from agentcontext.degrade import DEGRADABLE_SECTIONS
 from ledger import selectors as ledger_selectors
+from ledger.models import DeploymentStatus
 from memorysite.api import UNAUTHORIZED, APIView
 
 
@@ -68,6 +69,12 @@ class TokenEstimate(serializers.Serializer):
 class SystemPromptSegmentsOutput(serializers.Serializer):
     header = serializers.CharField(help_text="The service's fixed opening: the agent's role and its five actions.")
     leash = serializers.CharField(help_text="The skill version's avoid rules, stated as authoritative.")
+    paused = serializers.CharField(
+        allow_null=True,
+        help_text="Null while the deployment runs. While the trader has paused it (`deployment_status` "
+        "`stopped`): a fixed paragraph, right after the leash, telling the agent not to open new positions or add "
+        "to open ones; it may hold, reduce, close or flatten.",
+    )
     strategy = serializers.CharField(help_text="The skill version's strategy text, each line quoted with `> `.")
     lessons = serializers.CharField(allow_null=True, help_text="Null when the deployment has no active lessons.")
     footer = serializers.CharField(
@@ -77,10 +84,20 @@ class SystemPromptSegmentsOutput(serializers.Serializer):
 
 class SystemPromptOutput(serializers.Serializer):
     segments = SystemPromptSegmentsOutput(help_text="The prompt's parts, for a runner that assembles its own.")
-    text = serializers.CharField(help_text="The segments that are not null, joined by one blank line.")
+    text = serializers.CharField(
+        help_text="The segments that are not null, joined by one blank line, in this order: header, leash, paused, "
+        "strategy, lessons, footer."
+    )
 
 
 class ContextOutput(serializers.Serializer):
+    deployment_status = serializers.ChoiceField(
+        choices=DeploymentStatus.values,
+        help_text="`running`, or `stopped` while the trader has paused the deployment. Paused, keep posting ticks "
+        "(fills, stops and exits at the venue still land in the ledger: it must follow the venue) but do not open "
+        "new positions or add to open ones; holding, reducing, closing and flattening are fine. The system prompt "
+        "says so too (its `paused` segment).",
+    )
     text = serializers.CharField(
         allow_blank=True,
         help_text="The memory block to put in the agent's user message this tick: the non-null sections in order, "
@@ -89,7 +106,8 @@ class ContextOutput(serializers.Serializer):
     sections = ContextSections(help_text="The same block section by section (null: nothing to say, or degraded).")
     token_estimate = TokenEstimate(help_text="Estimated tokens of `text` and of each section.")
     system_prompt = SystemPromptOutput(
-        help_text="The agent's system prompt: the skill version's strategy and avoid rules, and its active lessons."
+        help_text="The agent's system prompt: the skill version's strategy and avoid rules, its active lessons, "
+        "and while the deployment is paused the `paused` segment."
     )
     degraded = serializers.ListField(
         child=serializers.ChoiceField(choices=DEGRADABLE_SECTIONS),

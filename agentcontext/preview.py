@@ -59,6 +59,7 @@ SEGMENT_LABELS = {
     "lessons": "Lessons",
     "footer": "Footer",
 }
+PAUSED_LABEL = "Paused (the trader paused this deployment)"
 SECTION_LABELS = {
     "last_decision": "## Last decision",
     "recent_activity": "## Recent activity (this session)",
@@ -170,8 +171,9 @@ def with_placeholder_lessons(segments: SystemPromptSegments) -> SystemPromptSegm
 def segment_parts(
     segments: SystemPromptSegments, *, show_placeholder: bool, lessons_degraded: bool = False
 ) -> tuple[PreviewPart, ...]:
-    """The five segments in prompt order, labelled, each with its token estimate (no placeholder in a lessons
-    slot that is empty because its read failed: the page says so instead)."""
+    """The five segments in prompt order (and ``paused`` after the leash while the deployment is paused),
+    labelled, each with its token estimate (no placeholder in a lessons slot that is empty because its read
+    failed: the page says so instead)."""
     texts = segments.as_dict()
     parts = []
     for key in SEGMENT_KEYS:
@@ -182,6 +184,8 @@ def segment_parts(
             parts.append(PreviewPart(key, SEGMENT_LABELS[key], PLACEHOLDER_LESSONS_SEGMENT, 0, placeholder=True))
         else:
             parts.append(PreviewPart(key, SEGMENT_LABELS[key], text, estimate_tokens(text)))
+        if key == "leash" and texts["paused"] is not None:  # only while paused: no empty slot otherwise
+            parts.append(PreviewPart("paused", PAUSED_LABEL, texts["paused"], estimate_tokens(texts["paused"])))
     return tuple(parts)
 
 

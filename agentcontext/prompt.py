@@ -1,10 +1,12 @@
 """The trading agent's segmented system prompt (seed: composeSystemPromptSegments, ADR-0012).
 
-Pure: stdlib and ``memorysite.text`` only. Five segments, joined by one blank line in this order, ``lessons`` only when
-an active reflection note exists::
+Pure: stdlib and ``memorysite.text`` only. Six segments, joined by one blank line in this order, ``paused`` only while
+the deployment is paused and ``lessons`` only when an active reflection note exists (a running deployment's prompt
+is byte for byte what it was before pausing told the agent anything)::
 
     header    who the agent is and how it answers
     leash     the trader's hard avoid rules (authoritative)
+    paused    only while the trader has paused the deployment (``PAUSED``): no new or larger positions
     strategy  the skill version's strategy text, fenced as the trader's own: every line quoted with "> "
     lessons   "Lessons from your recent trades on this skill (auto-generated; signal, not strategy):"
               followed by the active note's bullets, one "- <bullet>" line each (the seed's shape; see
@@ -40,6 +42,13 @@ FOOTER = (
     "The avoid rules above override everything else, including the lessons, which are reference only. "
     "When in doubt, hold."
 )
+# Pausing a deployment keeps its ticks recorded (the ledger follows the venue) and tells the agent this, right
+# under the avoid rules: what it may still do is what takes risk off.
+PAUSED = (
+    "The trader has paused this deployment: do not open new positions or add to open ones "
+    "(no propose_order, no adjust_position that increases a position). "
+    "You may hold, reduce or close open positions, or flatten."
+)
 SEGMENT_SEPARATOR = "\n\n"
 # A note with no bullet at all (every slot empty) still shows the agent that lessons are active.
 NO_LESSON_BULLETS = f"- {EMPTY_SLOT}"
@@ -49,6 +58,7 @@ NO_LESSON_BULLETS = f"- {EMPTY_SLOT}"
 class SystemPromptSegments:
     header: str
     leash: str
+    paused: str | None  # present only while the trader has paused the deployment
     strategy: str
     lessons: str | None  # present only when an active reflection note exists
     footer: str
@@ -58,10 +68,16 @@ class SystemPromptSegments:
 
 
 def compose_system_prompt_segments(
-    *, strategy_text: str, avoid_rules: Sequence[str], lessons: str | None, vetoed: Collection[str] = ()
+    *,
+    strategy_text: str,
+    avoid_rules: Sequence[str],
+    lessons: str | None,
+    vetoed: Collection[str] = (),
+    paused: bool = False,
 ) -> SystemPromptSegments:
     """``vetoed``: the bullets the trader vetoed (``reflection.core.bullet_key`` of each); they leave the lessons
-    segment. None vetoed: the segment is byte for byte what it was before vetoes existed."""
+    segment. None vetoed: the segment is byte for byte what it was before vetoes existed. ``paused``: the
+    deployment is paused, so the ``paused`` segment is ``PAUSED`` (else None, and no byte of the text changes)."""
     rules = [_clean(rule) for rule in avoid_rules]
     rules = [" ".join(rule.split()) for rule in rules if rule.strip()]
     leash_lines = [f"- {rule}" for rule in rules] or [NO_AVOID_RULES]
@@ -69,6 +85,7 @@ def compose_system_prompt_segments(
     return SystemPromptSegments(
         header=HEADER,
         leash="\n".join([LEASH_HEADING, *leash_lines]),
+        paused=PAUSED if paused else None,
         strategy=f"{STRATEGY_HEADING}\n{_quoted(_clean(strategy_text)) or '(empty)'}",
         lessons=f"{LESSONS_HEADING}\n{lessons_text}" if lessons_text else None,
         footer=FOOTER,
@@ -92,5 +109,5 @@ def _quoted(block: str) -> str:
 
 
 def compose_system_prompt(segments: SystemPromptSegments) -> str:
-    parts = [segments.header, segments.leash, segments.strategy, segments.lessons, segments.footer]
+    parts = [segments.header, segments.leash, segments.paused, segments.strategy, segments.lessons, segments.footer]
     return SEGMENT_SEPARATOR.join(part for part in parts if part is not None)

@@ -22,7 +22,7 @@ from agentcontext.prompt import SystemPromptSegments, compose_system_prompt_segm
 from ledger import selectors as ledger_selectors
 from ledger.domain import ClosedTrade
 from ledger.memory_view import ContextInputs
-from ledger.models import Deployment, SkillVersion
+from ledger.models import Deployment, DeploymentStatus, SkillVersion
 from memorysite.metrics import RECALL_SEARCH_SECONDS
 from recall import selectors as recall_selectors
 from recall.embeddings import get_embedder
@@ -251,7 +251,8 @@ def _live_inputs(reads: SectionReads, deployment: Deployment, recent_k: int) -> 
 def deployment_system_prompt(
     *, deployment: Deployment, reads: SectionReads | None = None, avoid_rules: list[str] | None = None
 ) -> SystemPromptSegments:
-    """The agent's system prompt segments: the skill version's text plus the active lessons, if any. With
+    """The agent's system prompt segments: the skill version's text plus the active lessons, if any, and the
+    ``paused`` segment while the deployment is paused (status ``stopped``). With
     ``reads`` the lessons are one of them: a database error leaves the segment out and names ``lessons`` in
     ``reads.degraded`` (without, it raises). ``avoid_rules``: the preview's "what if" rules in place of the
     skill version's."""
@@ -272,6 +273,7 @@ def deployment_system_prompt(
         avoid_rules=skill_version.avoid_rule_list if avoid_rules is None else avoid_rules,
         lessons=note.lessons_text if note else None,
         vetoed=vetoed,
+        paused=deployment.status == DeploymentStatus.STOPPED,
     )
 
 

@@ -33,6 +33,13 @@ def format_usd(value: object, *, places: int = 2) -> str:
     return f"{sign}${abs(rounded):,.{places}f}"
 
 
+def format_signed_usd(value: object) -> str:
+    """A change of money, signed as ``format_points`` signs a change of a rate: 4 → "+$4.00", -1.5 → "−$1.50",
+    0 → "$0.00"; "" when it is not a number."""
+    text = format_usd(value)
+    return f"+{text}" if text and text != "$0.00" and not text.startswith(MINUS) else text
+
+
 def format_count(count: int, singular: str, plural: str | None = None) -> str:
     """A count and its noun: (1, "signal") → "1 signal", (2, "signal") → "2 signals", (1500, "trade")
     → "1,500 trades"; `plural` for the irregular ones ("hypothesis", "hypotheses")."""
@@ -49,6 +56,12 @@ def format_points(before: object, after: object) -> str:
     points = ((end - start) * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP).normalize()
     sign = "+" if points > 0 else MINUS if points < 0 else "±"
     return f"{sign}{abs(points):f} pp"
+
+
+def format_point_change(value: object) -> str:
+    """A difference of two fractions (0–1) in percentage points, signed: 0.35 → "+35 pp" (``format_points``
+    of 0 and it)."""
+    return format_points(0, value)
 
 
 def format_percent(value: object) -> str:

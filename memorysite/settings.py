@@ -341,6 +341,8 @@ SPECTACULAR_SETTINGS = {
     # Fields of the same name with different choices (mode, status) need distinct enum names.
     "ENUM_NAME_OVERRIDES": {
         "DeploymentModeEnum": "ledger.models.DeploymentMode",
+        # A deployment's status and the context answer's deployment_status: the name the clients already use.
+        "DeploymentOutputStatusEnum": "ledger.models.DeploymentStatus",
         "ChatModeEnum": "chatmemory.prompt.MODES",
         "HypothesisStatusEnum": "research.models.HYPOTHESIS_STATUSES",
         "CapabilityRequestStatusEnum": "research.models.REQUEST_STATUSES",

@@ -18,7 +18,7 @@ own line for a slot with nothing to say.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
@@ -138,17 +138,64 @@ def lesson_bullet_texts(lessons: str) -> list[str]:
     markers dropped, so nothing the note says is lost and no line of it reads as a heading."""
     bullets = []
     for raw in clean_text_block(lessons).split("\n"):
-        line = raw.strip()
-        heading = line.lstrip("#")
-        if line.startswith("#") and (not heading or heading[0] == " "):
-            if heading.strip().casefold() in _SLOT_NAMES:
-                continue
-            line = heading.strip()
-        elif line[:2] in ("- ", "* "):
-            line = line[2:].strip()
-        if line and line != EMPTY_SLOT:
+        line = _line_bullet(raw)
+        if line:
             bullets.append(line)
     return bullets
+
+
+def _line_bullet(raw: str) -> str | None:
+    """One line of a note as ``lesson_bullet_texts`` reads it: its bullet, or None (a slot heading, the
+    empty-slot marker, a blank line)."""
+    line = raw.strip()
+    heading = line.lstrip("#")
+    if line.startswith("#") and (not heading or heading[0] == " "):
+        if heading.strip().casefold() in _SLOT_NAMES:
+            return None
+        line = heading.strip()
+    elif line[:2] in ("- ", "* "):
+        line = line[2:].strip()
+    return line if line and line != EMPTY_SLOT else None
+
+
+def _is_slot_heading(raw: str) -> bool:
+    line = raw.strip()
+    heading = line.lstrip("#")
+    return line.startswith("#") and heading[:1] == " " and heading.strip().casefold() in _SLOT_NAMES
+
+
+def lessons_without(lessons: str, vetoed: Collection[str]) -> str:
+    """The note's text with every line whose bullet (``bullet_key``) is in ``vetoed`` taken out, everything else
+    in its place: the text a trader's veto makes the new revision of (``reflection.services``). A slot left with
+    no line under its heading gets ``EMPTY_SLOT``, so the text keeps the reflection format; a note left with no
+    line at all is ``EMPTY_SLOT``. Nothing vetoed in it: ``lessons`` unchanged, byte for byte.
+
+    ``lesson_bullet_texts`` of the result is that of ``lessons`` without the vetoed bullets, in the same order:
+    the agent's prompt (``agentcontext.prompt.lessons_bullets``, which leaves vetoed bullets out) reads the same."""
+    lines = clean_text_block(lessons).split("\n")
+    drop = [(bullet := _line_bullet(line)) is not None and bullet_key(bullet) in vetoed for line in lines]
+    if not any(drop):
+        return lessons
+    kept: list[str] = []
+    heading_at, said, dropped = -1, False, False  # the open slot's heading (index in kept), and what it holds
+
+    def close_slot() -> None:
+        if heading_at >= 0 and dropped and not said:
+            kept.insert(heading_at + 1, EMPTY_SLOT)
+
+    for line, gone in zip(lines, drop, strict=True):
+        if line.strip().startswith("#") and (_is_slot_heading(line) or _line_bullet(line) is not None):
+            close_slot()
+            heading_at, said, dropped = (len(kept), False, False) if _is_slot_heading(line) else (-1, False, False)
+        if gone:
+            dropped = True
+            continue
+        if heading_at >= 0 and len(kept) > heading_at and line.strip():
+            said = True
+        kept.append(line)
+    close_slot()
+    text = "\n".join(kept).strip("\n")
+    return text if text.strip() else EMPTY_SLOT
 
 
 @dataclass(frozen=True)

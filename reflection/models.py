@@ -26,6 +26,9 @@ class NoteSource(models.TextChoices):
     REFLECTION = "reflection", "reflection run"
     STAFF_EDIT = "staff_edit", "staff edit"
     PROMOTION = "promotion", "promoted to skill scope"
+    # The trader vetoed a bullet or took a veto back (reflection.services.lesson_verdict_set): the text of the
+    # nearest revision not made this way, without the bullets vetoed now. A new text, so a new A/B revision.
+    TRADER = "trader", "trader's verdict"
 
 
 class ReflectionNote(OwnedModel):

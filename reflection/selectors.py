@@ -69,8 +69,29 @@ def active_skill_notes(*, skill: Skill) -> list[ReflectionNote]:
 
 
 def latest_reflection_note(*, deployment: Deployment) -> ReflectionNote | None:
-    """The deployment's most recent note of any status: where the trigger counts from."""
-    return ReflectionNote.objects.filter(deployment=deployment).order_by("-generated_at", "-id").first()
+    """The deployment's most recent note of any status: where the trigger counts from. A revision a trader's
+    veto made is not one (its window is the revised note's; today's veto must not stand for today's run)."""
+    notes = ReflectionNote.objects.filter(deployment=deployment).exclude(source=NoteSource.TRADER)
+    return notes.order_by("-generated_at", "-id").first()
+
+
+# A revision made from another with the same text (a promotion) or by a trader's verdict: not a text of its own.
+_NOT_A_TEXT_OF_ITS_OWN = (NoteSource.TRADER, NoteSource.PROMOTION)
+
+
+def verdict_base(note: ReflectionNote) -> ReflectionNote:
+    """The revision whose text a trader's verdicts cut `note`'s from: the nearest note of its ``revises`` chain,
+    itself included, that neither a verdict (source ``trader``) nor a promotion (the same text as the note it
+    copies) made. A veto's revision is its text without the bullets vetoed now (``reflection.services``), so
+    taking a veto back brings the bullet back in its place. One query a step; the chain is short."""
+    seen = {note.pk}
+    while note.source in _NOT_A_TEXT_OF_ITS_OWN and note.revises_id is not None and note.revises_id not in seen:
+        revised = ReflectionNote.objects.filter(pk=note.revises_id).first()
+        if revised is None:
+            break
+        seen.add(revised.pk)
+        note = revised
+    return note
 
 
 def note_history(*, deployment: Deployment) -> QuerySet[ReflectionNote]:

@@ -13,7 +13,10 @@ class ReflectionNoteOutput(serializers.ModelSerializer):
     deployment_id = serializers.IntegerField(allow_null=True, help_text="Null for a skill-scoped note.")
     revises_id = serializers.UUIDField(allow_null=True, help_text="The note this revision replaced, if any.")
     author: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True, help_text="The staff member who wrote it, if any."
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="The staff member who wrote it, or the trader whose verdict made it; null: none.",
     )
 
     class Meta:
@@ -48,7 +51,9 @@ class ReflectionNoteOutput(serializers.ModelSerializer):
                 "help_text": "The lessons text's hash: trades opened under it carry it as `entry_lessons_hash`."
             },
             "source": {
-                "help_text": "`reflection` (a reflection run), `staff_edit` or `promotion` (promoted to skill scope)."
+                "help_text": "`reflection` (a reflection run), `staff_edit`, `promotion` (promoted to skill scope) or "
+                "`trader` (the trader vetoed a bullet or took a veto back: the text of the revision it revises, "
+                "back to the nearest one no verdict made, without the bullets vetoed now)."
             },
         }
 

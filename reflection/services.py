@@ -30,6 +30,7 @@ from reflection.core import (
     RejectedLessons,
     bullet_key,
     lesson_bullet_texts,
+    lessons_without,
     should_run_reflection,
     validate_reflection_output,
 )
@@ -330,28 +331,75 @@ def _sync_lessons_hash(note: ReflectionNote) -> None:
 
 
 @transaction.atomic
-def lesson_verdict_set(*, skill: Skill, bullet: str, verdict: str) -> LessonVerdict:
+def lesson_verdict_set(
+    *, skill: Skill, bullet: str, verdict: str, by=None, now: dt.datetime | None = None
+) -> LessonVerdict:
     """Veto or pin one bullet of the skill's active lessons (its bullet_key), replacing an earlier verdict on it.
-    A veto takes the bullet out of every deployment's prompt of the skill from the next context read on; both
-    are told to the next reflection run."""
+    Both are told to the next reflection run.
+
+    A veto (or a pin in place of a veto) changes what the agent reads, so it makes a new revision of every
+    active note of the skill whose text changes (``_verdict_revisions``): a new content hash, stamped on the
+    ticks and trades that follow, so the lessons A/B credits them to the text the agent saw. A pin changes no
+    text: no revision. ``by``: the trader (the revisions' author; None: the skill's owner)."""
     key = bullet_key(bullet)
     if verdict not in VerdictKind.values:
         raise ValidationError({"verdict": [VERDICT_RULE]})
+    _lock_skill_scopes(skill)
+    # The bullets of the texts the active notes were cut from: a vetoed bullet can still be pinned or vetoed.
     active_keys = {
-        bullet_key(line) for note in selectors.active_skill_notes(skill=skill) for line in note_bullets(note)
+        bullet_key(line)
+        for note in selectors.active_skill_notes(skill=skill)
+        for line in note_bullets(selectors.verdict_base(note))
     }
     if not key or len(key) > LESSON_BULLET_MAX or key not in active_keys:
         raise ValidationError({"bullet": [NOT_AN_ACTIVE_BULLET]})
     row, _ = LessonVerdict.objects.update_or_create(
         skill=skill, bullet=key, defaults={"verdict": verdict, "owner_id": skill.owner_id}
     )
+    _verdict_revisions(skill=skill, by=by, now=now)
     return row
 
 
-def lesson_verdict_clear(*, skill: Skill, bullet: str) -> int:
-    """Take back the verdict on one bullet (nothing to take back: 0)."""
+@transaction.atomic
+def lesson_verdict_clear(*, skill: Skill, bullet: str, by=None, now: dt.datetime | None = None) -> int:
+    """Take back the verdict on one bullet (nothing to take back: 0). Taking back a veto makes a new revision
+    with the bullet back in its place (``_verdict_revisions``)."""
+    _lock_skill_scopes(skill)
     deleted, _ = LessonVerdict.objects.filter(skill=skill, bullet=bullet_key(bullet)).delete()
+    if deleted:
+        _verdict_revisions(skill=skill, by=by, now=now)
     return deleted
+
+
+def _lock_skill_scopes(skill: Skill) -> None:
+    """Every scope a verdict may revise, in ``_lock_scope``'s order of kinds (note_promote's: the skill row, then
+    the deployments its writes touch): the skill row, which serialises verdicts on the skill, then the
+    deployments with an active note of the skill, by id. A deployment whose first note became active meanwhile
+    is locked on the next pass."""
+    Skill.objects.select_for_update().filter(pk=skill.pk).get()
+    locked: set[int] = set()
+    while True:
+        active = ReflectionNote.objects.filter(skill=skill, status=NoteStatus.ACTIVE, deployment__isnull=False)
+        pending = sorted(set(active.values_list("deployment_id", flat=True)) - locked)
+        if not pending:
+            return
+        list(Deployment.objects.select_for_update().filter(pk__in=pending).order_by("pk").values_list("pk"))
+        locked.update(pending)
+
+
+def _verdict_revisions(*, skill: Skill, by, now: dt.datetime | None) -> list[ReflectionNote]:
+    """A new active revision (source ``trader``) of each active note of the skill whose text the vetoes change:
+    the text of the revision it was cut from (``selectors.verdict_base``) without the bullets vetoed now
+    (``reflection.core.lessons_without``). The caller holds ``_lock_skill_scopes`` and a transaction."""
+    vetoed = frozenset(selectors.vetoed_and_pinned(selectors.lesson_verdicts(skill_id=skill.pk))[0])
+    author = by if by is not None else skill.owner
+    made = []
+    for note in selectors.active_skill_notes(skill=skill):
+        text = lessons_without(selectors.verdict_base(note).lessons_text, vetoed)
+        if text != note.lessons_text:
+            revision = _copy(note, lessons_text=text, source=NoteSource.TRADER, by=author, now=now)
+            made.append(_activate(revision, by=author))
+    return made
 
 
 def note_bullets(note: ReflectionNote) -> list[str]:

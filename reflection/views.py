@@ -9,6 +9,7 @@ from django.conf import settings as django_settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -28,7 +29,7 @@ from reflection.ab_stats import (
     GroupEstimate,
 )
 from reflection.core import bullet_key, lesson_bullet_texts
-from reflection.models import NoteStatus, VerdictKind
+from reflection.models import NoteSource, NoteStatus, VerdictKind
 from reflection.selectors import TradeFigures
 
 NO_LESSONS = "no lessons"
@@ -76,10 +77,10 @@ def _figures_row(label: str, figures: TradeFigures, estimate: GroupEstimate, **e
         "label": label,
         "n_closed": figures.n_closed,
         "avg_pnl": figures.avg_realized_pnl_usd,
-        "win_rate_pct": win_rate * 100 if win_rate is not None else None,
+        "win_rate": win_rate,  # a fraction: the page writes it with |percent
         "too_few_trades": estimate.too_few_trades,
         "avg_ci": avg_ci,
-        "win_ci_pct": None if win_ci is None else (win_ci.low * 100, win_ci.high * 100),
+        "win_ci": win_ci,
         **extra,
     }
 
@@ -90,8 +91,8 @@ def _difference(vs: DifferenceEstimate) -> dict:
     return {
         "avg": vs.avg_pnl,
         "avg_ci": vs.avg_pnl_interval,
-        "win_pts": None if vs.win_rate is None else vs.win_rate * 100,
-        "win_ci_pts": None if win_ci is None else (win_ci.low * 100, win_ci.high * 100),
+        "win_change": vs.win_rate,  # a difference of fractions: the page writes it with |pp
+        "win_ci": win_ci,
         "too_few_trades": vs.too_few_trades,
         "verdict": vs.verdict,
         "verdict_label": VERDICT_LABELS[vs.verdict],
@@ -152,7 +153,7 @@ def skill_lessons(request, skill_id: int):
         "version_value": "" if version is None else str(version),
         "page_url": reverse("skill-lessons", args=[skill.pk]),
         "history": [
-            (entry, numbers.get(entry.note.content_hash), _bullets(entry.note, verdicts))
+            (entry, numbers.get(entry.note.content_hash), _bullets(entry.note, verdicts), _verdict_change(entry))
             for entry in selectors.skill_lessons_history(skill=skill, version=version)
         ],
         "verdicts": sorted(verdicts.items(), key=lambda item: (item[1], item[0])),
@@ -170,18 +171,38 @@ def skill_lessons(request, skill_id: int):
 
 
 def _bullets(note, verdicts: dict[str, str]) -> list[dict] | None:
-    """An active note's bullets as the agent's prompt lists them, each with the trader's verdict; None for the
-    other notes (no one sees them any more: nothing to veto or pin)."""
+    """An active note's bullets, each with the trader's verdict; None for the other notes (no one sees them any
+    more: nothing to veto or pin). A revision a veto made lists the bullets of the text it was cut from
+    (``selectors.verdict_base``), so a vetoed bullet stays in its place, struck out, with its Undo."""
     if note.status != NoteStatus.ACTIVE:
         return None
     return [
         {"text": text, "key": bullet_key(text), "verdict": verdicts.get(bullet_key(text), "")}
-        for text in lesson_bullet_texts(note.lessons_text)
+        for text in lesson_bullet_texts(selectors.verdict_base(note).lessons_text)
     ]
 
 
+def _verdict_change(entry) -> str:
+    """What a revision made by the trader's verdict did to the one it replaced ("you vetoed 1 bullet"); empty
+    for any other revision."""
+    note, previous = entry.note, entry.previous
+    if note.source != NoteSource.TRADER or previous is None:
+        return ""
+    before = {bullet_key(text) for text in lesson_bullet_texts(previous.lessons_text)}
+    after = {bullet_key(text) for text in lesson_bullet_texts(note.lessons_text)}
+    parts = []
+    if vetoed := len(before - after):
+        parts.append(f"you vetoed {vetoed} bullet{pluralize(vetoed)}")
+    if restored := len(after - before):
+        parts.append(f"you took back {restored} veto{pluralize(restored, 'es')}")
+    return "; ".join(parts)
+
+
 VERDICT_SAVED = {
-    VerdictKind.VETO: "Vetoed “{bullet}”: it leaves the prompt from the next tick, and the next reflection is told.",
+    VerdictKind.VETO: (
+        "Vetoed “{bullet}”: it leaves the prompt from the next tick (a new lessons revision, so the A/B counts "
+        "the trades after it apart), and the next reflection is told."
+    ),
     VerdictKind.PIN: "Pinned “{bullet}”: the next reflection is told to keep it.",
 }
 VERDICT_CLEARED = "Took back your verdict on “{bullet}”."
@@ -196,11 +217,11 @@ def skill_lesson_verdict(request, skill_id: int):
     bullet, verdict = request.POST.get("bullet", ""), request.POST.get("verdict", "")
     back = f"{reverse('skill-lessons', args=[skill.pk])}#lessons-history"
     if verdict == CLEAR:
-        services.lesson_verdict_clear(skill=skill, bullet=bullet)
+        services.lesson_verdict_clear(skill=skill, bullet=bullet, by=request.user)
         messages.success(request, VERDICT_CLEARED.format(bullet=bullet_key(bullet)))
         return redirect(back)
     try:
-        row = services.lesson_verdict_set(skill=skill, bullet=bullet, verdict=verdict)
+        row = services.lesson_verdict_set(skill=skill, bullet=bullet, verdict=verdict, by=request.user)
     except ValidationError as exc:
         return bad_request(request, rules_broken(exc), back_url=back, back_label="Lessons")
     messages.success(request, VERDICT_SAVED[VerdictKind(row.verdict)].format(bullet=row.bullet))

@@ -10,6 +10,10 @@ after the fill, and appends a journal entry for every trade. At the end it print
 journal entries and the lessons reflection distilled from the closed trades (the service's worker runs
 reflection every `--reflect-every` closed trades: the statistical engine when no Anthropic key is set).
 
+Paused: while the trader has paused the deployment (the context's `deployment_status` is "stopped") the runner
+opens nothing: an entry the agent wants becomes a `hold` tick. Exits still happen, and every tick is still
+posted, so the ledger keeps following the account.
+
 Tokens: `--token` posts the ticks and reads the context: a runner token (`rt_…`, with `--deployment-id`) or
 an account token. Recall, the journal and the lessons need an account token (`--account-token`, or `--token`
 when it is one); with a runner token alone those steps are skipped and say so. With an account token and no
@@ -51,7 +55,7 @@ try:
         TradeOutput,
     )
     from memory_client.types import Response
-    from memory_runner import Runner, new_idempotency_key
+    from memory_runner import Runner, new_idempotency_key, paused
 except ImportError as missing:  # pragma: no cover - the message is the point
     sys.exit(f"{missing}: install the Python client first: pip install ./clients/python")
 
@@ -61,6 +65,7 @@ PLAYBOOK = HERE / "TRADING_PLAYBOOK.md"
 PLAYBOOK_PATH = "playbooks/sma-crossover.md"
 RUNNER_TOKEN_PREFIX = "rt_"  # noqa: S105 (a prefix, not a secret)
 NEEDS_ACCOUNT = "skipped: a runner token reaches ticks, fills, context and trades only (give --account-token)"
+PAUSED_HOLD = "deployment paused by the trader: no new positions"
 TICK_HOUR_UTC = 21  # the month's close: one tick at 21:00 UTC, the next decision a minute later
 
 
@@ -175,6 +180,10 @@ def replay(
             ticks += 1
             if print_every and ticks % print_every == 0:
                 print_context(ticks, tick_at, context)
+            if decision is not None and decision.action == "open" and paused(context):
+                print(f"tick {tick_at:%Y-%m-%d %H:%M}Z: {decision.symbol} not opened ({PAUSED_HOLD})")
+                runner.post_tick(tick_body(agent, month, tick_at, None, hold_reason=PAUSED_HOLD))
+                continue  # the tick still goes in: the ledger follows the account while paused
             advice = ""
             if decision is not None:
                 if account is not None:
@@ -193,7 +202,14 @@ def replay(
     print(f"replayed {len(months)} months in {ticks} ticks; final equity ${agent.equity_usd(months[-1].closes):,.2f}")
 
 
-def tick_body(agent: SmaCrossoverAgent, month: Month, tick_at: dt.datetime, decision: Decision | None) -> dict:
+def tick_body(
+    agent: SmaCrossoverAgent,
+    month: Month,
+    tick_at: dt.datetime,
+    decision: Decision | None,
+    *,
+    hold_reason: str = "no crossover this month",
+) -> dict:
     """The positions after this tick's fill, every other symbol's mark, and what the agent proposed."""
     positions = [
         {"symbol": p.symbol, "side": "long", "size": p.size, "mark_price": month.closes[p.symbol]}
@@ -202,7 +218,7 @@ def tick_body(agent: SmaCrossoverAgent, month: Month, tick_at: dt.datetime, deci
     held = {p["symbol"] for p in positions}
     marks = {symbol: price for symbol, price in month.closes.items() if symbol not in held}
     if decision is None:
-        proposed = {"kind": "hold", "symbol": None, "reason": "no crossover this month"}
+        proposed = {"kind": "hold", "symbol": None, "reason": hold_reason}
     else:
         kind = "propose_order" if decision.action == "open" else "close_position"
         proposed = {"kind": kind, "symbol": decision.symbol, "reason": decision.reason}

@@ -34,7 +34,7 @@ NO_NODE = (
 sys.path.insert(0, str(PYTHON_CLIENT))  # memory_client and memory_runner, as `pip install ./clients/python` would
 
 from memory_client.models import ContextOutput  # noqa: E402
-from memory_runner import ApiError, Runner  # noqa: E402
+from memory_runner import ApiError, Runner, paused  # noqa: E402
 
 
 def node() -> str:
@@ -177,6 +177,18 @@ def test_the_python_tick_loop_against_the_live_server(trader, live_server):
     assert (unauthenticated.value.status, unauthenticated.value.detail) == (401, INVALID_KEY)
 
 
+def test_the_python_tick_loop_reads_a_paused_deployment_whose_ticks_still_land(trader, live_server):
+    from ledger.models import Deployment
+
+    runner = Runner(live_server.url, token=trader.runner_key, deployment_id=trader.deployment_id)
+    assert runner.get_context().deployment_status == "running" and not paused(runner.get_context())
+    Deployment.objects.filter(pk=trader.deployment_id).update(status="stopped")  # the trader paused it
+    context = runner.get_context()
+    assert paused(context) and context.deployment_status == "stopped"
+    assert isinstance(context.system_prompt.segments.paused, str)
+    assert [runner.post_tick(tick).status for tick in TICKS] == ["stored", "stored"]  # the ledger follows
+
+
 def test_the_python_tick_loop_waits_out_a_429_as_retry_after_says(trader, live_server, settings):
     settings.API_THROTTLE_REQUESTS, settings.API_THROTTLE_WINDOW_S = 1, 3  # one request per 3 s window
     runner = Runner(live_server.url, token=trader.runner_key, deployment_id=trader.deployment_id)
@@ -236,5 +248,6 @@ def test_the_typescript_tick_loop_against_the_live_server(trader, live_server):
     assert report["outcomes"] == ["stored", "stored", "duplicate", "older"]
     assert report["snapshotIds"][2] == report["snapshotIds"][1] and report["snapshotIds"][3] is None
     assert "take profit (typescript)" in report["lastContext"]
+    assert report["statuses"] == ["running", "running"]
     assert {"symbol": "BTC", "side": "long", "exit_reason": "take profit (typescript)"} in report["closedTrades"]
     assert report["retries"] == []

@@ -109,3 +109,28 @@ def test_with_a_runner_token_alone_the_runner_says_what_it_skips(live_server, em
     )  # fmt: skip
     assert output.count("skipped: a runner token reaches ticks, fills, context and trades only") == 3
     assert section(output, "Trade journal")  # ticks and trades work with a runner token
+
+
+def test_a_paused_deployment_gets_its_ticks_but_no_new_position(live_server, empty_queue):
+    """Paused by the trader: every tick is still posted (the ledger follows the account), but the agent's
+    entries become hold ticks, so no trade is opened."""
+    from ledger.models import DecisionSnapshot
+    from ledger.services import deployment_status_set, runner_token_create
+    from tests.factories import DeploymentFactory
+
+    trader = UserFactory(username="example_runner_paused")
+    deployment = DeploymentFactory(skill_version__skill__owner=trader)
+    deployment_status_set(deployment=deployment, status="stopped")
+    _token, runner_key = runner_token_create(deployment=deployment, name="example")
+    output = run_example(
+        "--base-url", live_server.url, "--token", runner_key, "--deployment-id", str(deployment.pk),
+        "--months", "24", "--print-every", "0", "--lessons-wait", "0",
+    )  # fmt: skip
+    skipped = [line for line in output.splitlines() if "not opened (deployment paused by the trader" in line]
+    assert skipped, output
+    assert section(output, "Trade journal")[-1].startswith("0 trades, 0 closed")
+    ticks = DecisionSnapshot.objects.filter(deployment=deployment)
+    assert re.search(r"replayed 24 months in (\d+) ticks", output).group(1) == str(ticks.count())
+    assert ticks.filter(proposed_action__reason="deployment paused by the trader: no new positions").count() == len(
+        skipped
+    )

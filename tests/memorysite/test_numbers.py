@@ -8,7 +8,14 @@ from django.template import Context, Template
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memorysite.numbers import format_count, format_percent, format_points, format_usd
+from memorysite.numbers import (
+    format_count,
+    format_percent,
+    format_point_change,
+    format_points,
+    format_signed_usd,
+    format_usd,
+)
 
 
 @pytest.mark.parametrize(
@@ -76,3 +83,16 @@ def test_the_filters_are_built_into_every_template():
     )
     shown = template.render(Context({"money": 10000, "n": 1, "h": 2, "a": 0.5, "b": 0.65}))
     assert shown == "$10,000.00 · 1 signal · 2 hypotheses · +15 pp"
+
+
+@pytest.mark.parametrize(
+    ("change", "shown"), [(4, "+$4.00"), (-1.5, "\u2212$1.50"), (0, "$0.00"), (1234.567, "+$1,234.57"), (None, "")]
+)
+def test_a_change_of_money_is_signed(change, shown):
+    assert format_signed_usd(change) == shown
+
+
+def test_a_difference_of_rates_is_signed_percentage_points():
+    assert [format_point_change(v) for v in (0.35, -0.012, 0, None)] == ["+35 pp", "\u22121.2 pp", "±0 pp", ""]
+    shown = Template("{{ d|signed_usd }} · {{ r|pp }}").render(Context({"d": -2, "r": 0.667}))
+    assert shown == "\u2212$2.00 · +66.7 pp"

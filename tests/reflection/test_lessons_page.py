@@ -18,6 +18,7 @@ from django.urls import reverse
 from ledger.domain import hash_lessons_text
 from ledger.models import Deployment
 from ledger.services import materialize_if_behind
+from memorysite.numbers import format_percent, format_point_change, format_signed_usd, format_usd
 from reflection import services
 from reflection.ab_stats import (
     MIN_TRADES_TO_TELL,
@@ -327,10 +328,10 @@ class TestABFigures:
     def test_it_groups_closed_trades_by_the_lessons_active_at_entry(self, client, owner, lessons):
         client.force_login(owner)
         content = client.get(page_url(lessons.skill)).content.decode()
-        assert ab_row(content, HASH_A) == {"n": "2", "avg": "5.00", "win": "100.0%"}
-        assert ab_row(content, HASH_B) == {"n": "2", "avg": "-1.00", "win": "50.0%"}  # d1 −3, d2 +1
+        assert ab_row(content, HASH_A) == {"n": "2", "avg": "$5.00", "win": "100%"}
+        assert ab_row(content, HASH_B) == {"n": "2", "avg": "\u2212$1.00", "win": "50%"}  # d1 −3, d2 +1
         assert ab_row(content, HASH_C) == {"n": "0", "avg": "no trades yet", "win": "—"}
-        assert ab_row(content, "no-lessons") == {"n": "3", "avg": "1.00", "win": "33.3%"}  # +10, −5, −2
+        assert ab_row(content, "no-lessons") == {"n": "3", "avg": "$1.00", "win": "33.3%"}  # +10, −5, −2
         row_b = re.search(rf'id="ab-{HASH_B}">(.*?)</tr>', content, re.S).group(1)
         assert f'href="#note-{lessons.b1.pk}"' in row_b  # the revision's first note
         assert re.findall(r'class="tag note-status-(\w+)"', row_b) == ["active", "retired"]
@@ -344,8 +345,8 @@ class TestABFigures:
         assert ab_extras(content, HASH_A) == {
             "ci": [],
             "too_few": 3,  # its own figures, and both comparisons
-            "vs_avg": "4.00 too few trades to tell",  # 5.00 against 1.00
-            "vs_win": "66.7 pts too few trades to tell",  # a bare +66.7 would read as an effect
+            "vs_avg": "+$4.00 too few trades to tell",  # $5.00 against $1.00
+            "vs_win": "+66.7 pp too few trades to tell",  # a bare +66.7 would read as an effect
         }
         assert ab_extras(content, HASH_C)["vs_avg"] == "too few trades to tell"  # no trades to compare
         assert ab_extras(content, HASH_C)["vs_win"] == "too few trades to tell"
@@ -369,17 +370,17 @@ class TestABFigures:
         avg, win = mean_interval(with_lessons), wilson_interval(with_lessons.wins, with_lessons.n)
         diff = mean_difference_interval(with_lessons, without)
         rate = win_rate_difference_interval(with_lessons, without)
-        assert ab_row(content, note.content_hash) == {"n": str(n), "avg": "1.50", "win": "75.0%"}
+        assert ab_row(content, note.content_hash) == {"n": str(n), "avg": "$1.50", "win": "75%"}
         assert ab_extras(content, note.content_hash) == {
             "ci": [
-                f"{avg.low:.2f}, {avg.high:.2f}",
-                f"{win.low * 100:.1f}, {win.high * 100:.1f}",
-                f"{diff.low:.2f}, {diff.high:.2f}",
-                f"{rate.low * 100:.1f}, {rate.high * 100:.1f}",
+                f"{format_usd(avg.low)}, {format_usd(avg.high)}",
+                f"{format_percent(win.low)}, {format_percent(win.high)}",
+                f"{format_signed_usd(diff.low)}, {format_signed_usd(diff.high)}",
+                f"{format_point_change(rate.low)}, {format_point_change(rate.high)}",
             ],
             "too_few": 0,
-            "vs_avg": f"2.00 [{diff.low:.2f}, {diff.high:.2f}] higher",
-            "vs_win": f"35.0 pts [{rate.low * 100:.1f}, {rate.high * 100:.1f}]",
+            "vs_avg": f"+$2.00 [{format_signed_usd(diff.low)}, {format_signed_usd(diff.high)}] higher",
+            "vs_win": f"+35 pp [{format_point_change(rate.low)}, {format_point_change(rate.high)}]",
         }
         bars = chart_data(content)["revisions"]
         assert bars[0] == {"label": note.content_hash, "n": n, "avg": 1.5, "kind": "revision"} | {
@@ -392,7 +393,7 @@ class TestABFigures:
         assert Deployment.objects.get(pk=lessons.d2.pk).materialized_through < minutes(45)
         client.force_login(owner)
         content = client.get(page_url(lessons.skill)).content.decode()
-        assert ab_row(content, HASH_B) == {"n": "3", "avg": "0.33", "win": "66.7%"}  # −3, +1, +3
+        assert ab_row(content, HASH_B) == {"n": "3", "avg": "$0.33", "win": "66.7%"}  # −3, +1, +3
 
     def test_it_feeds_the_chart_from_a_data_island(self, client, owner, lessons):
         client.force_login(owner)
@@ -414,13 +415,13 @@ class TestVersionFilter:
         client.force_login(owner)
         content = client.get(page_url(lessons.skill, version=1)).content.decode()
         assert history_ids(content) == [str(n.pk) for n in (lessons.promoted, lessons.b1, lessons.a1)]
-        assert ab_row(content, "no-lessons") == {"n": "2", "avg": "2.50", "win": "50.0%"}
+        assert ab_row(content, "no-lessons") == {"n": "2", "avg": "$2.50", "win": "50%"}
         assert f'id="ab-{HASH_C}"' not in content
         assert "+2 −1 lines" in note_block(content, lessons.b1)  # diffs survive the filter
 
         v2 = client.get(page_url(lessons.skill, version=2)).content.decode()
         assert history_ids(v2) == [str(lessons.c3.pk)]
-        assert ab_row(v2, "no-lessons") == {"n": "1", "avg": "-2.00", "win": "0.0%"}
+        assert ab_row(v2, "no-lessons") == {"n": "1", "avg": "\u2212$2.00", "win": "0%"}
         assert [row["label"] for row in chart_data(v2)["revisions"]] == [HASH_C, "no lessons"]
 
     def test_the_select_offers_the_skills_versions_and_marks_the_chosen_one(self, client, owner, lessons):

@@ -44,6 +44,8 @@ def test_it_vetoes_a_bullet_and_takes_the_veto_back(page, console_errors, artifa
     sync_api.expect(page.locator(".messages")).to_contain_text(f"Vetoed “{VETOED}”")
     sync_api.expect(page.locator(".bullet-veto")).to_contain_text("vetoed: not in the prompt")
     sync_api.expect(page.locator("#verdicts")).to_contain_text(VETOED)
+    # The veto is a new revision, named for what it did.
+    sync_api.expect(page.locator(".note-active .verdict-change")).to_have_text("· you vetoed 1 bullet")
     assert VETOED not in lessons_segment(owner_api, deployment)
     not_wider_than_the_window(page)
     page.screenshot(path=str(artifacts / f"lessons-{viewport}-vetoed.png"), full_page=True, caret="initial")
@@ -51,6 +53,7 @@ def test_it_vetoes_a_bullet_and_takes_the_veto_back(page, console_errors, artifa
     page.locator(".bullet-veto").get_by_role("button", name=f"Take back the verdict on: {VETOED}").click()
     page.wait_for_load_state()
     sync_api.expect(page.locator(".bullet-veto")).to_have_count(0)
+    sync_api.expect(page.locator(".note-active .verdict-change")).to_have_text("· you took back 1 veto")
     assert not LessonVerdict.objects.exists()
     assert f"- {VETOED}" in lessons_segment(owner_api, deployment)
     assert console_errors == []

@@ -16,6 +16,11 @@ generated calls leave to you.
 
 A runner token (`rt_…`, from `create_runner_token`) reaches this deployment's ticks, fills, context and
 trades only; an account token works too.
+
+Paused deployments: the trader may pause a deployment (its page, or `status` "stopped" in the API). The
+context then says so (`context.deployment_status == "stopped"`, `paused(context)`), and its system prompt
+tells the agent not to open new positions or add to open ones. Keep posting ticks while paused: fills, stops
+and exits at the venue must still reach the ledger, or it drifts from the account. Just do not open.
 """
 
 from __future__ import annotations
@@ -44,11 +49,17 @@ from memory_client.models import (
 )
 from memory_client.types import UNSET, Response
 
-__all__ = ["ApiError", "Runner", "TickOutcome"]
+__all__ = ["PAUSED", "ApiError", "Runner", "TickOutcome", "paused"]
 
 T = TypeVar("T")
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENCY_IN_PROGRESS = "Idempotency-Key: a request with this key is still in progress"
+PAUSED = "stopped"  # the context's deployment_status while the trader has paused the deployment
+
+
+def paused(context: ContextOutput) -> bool:
+    """The trader has paused the deployment: keep posting ticks (the ledger follows the venue), open nothing."""
+    return str(context.deployment_status) == PAUSED
 
 
 class ApiError(Exception):
@@ -122,7 +133,8 @@ class Runner:
         return _parsed(response, TradeOutput)
 
     def get_context(self) -> ContextOutput:
-        """The memory block (`text`) and the system prompt for the agent's next decision."""
+        """The memory block (`text`) and the system prompt for the agent's next decision, and the deployment's
+        status (`deployment_status`: "running", or "stopped" while paused: see `paused`)."""
         response = self._call(lambda: get_context.sync_detailed(self.deployment_id, client=self.client))
         return _parsed(response, ContextOutput)
 

@@ -10,7 +10,7 @@ import type { components, operations, paths } from "./schema.js";
 
 export type { components, operations, paths };
 export type Schemas = components["schemas"];
-export { ApiError, Runner, type RunnerOptions, type TickOutcome } from "./runner.js";
+export { ApiError, isPaused, PAUSED, Runner, type RunnerOptions, type TickOutcome } from "./runner.js";
 
 /** A typed client: `client.POST("/api/v1/deployments/{deployment_id}/ticks/", { params, body })`. */
 export function createMemoryClient(baseUrl: string, token: string, fetchImpl?: typeof fetch) {

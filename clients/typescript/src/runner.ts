@@ -8,6 +8,11 @@
  * - `postTick` tells apart the tick answers a runner must handle: 201 stored, 200 already stored
  *   (`duplicate`), 409 older than the deployment's latest tick (`older`): none of them is an error.
  * - Any other 4xx throws `ApiError` with the service's `detail` and per-field `errors`.
+ *
+ * Paused deployments: while the trader has paused the deployment, the context's `deployment_status` is
+ * `"stopped"` (`isPaused(context)`) and its system prompt tells the agent not to open new positions or add to
+ * open ones. Keep posting ticks while paused (fills, stops and exits at the venue must still reach the ledger);
+ * just do not open.
  */
 import createClient from "openapi-fetch";
 
@@ -18,6 +23,13 @@ export type TickInput = Schemas["TickInputRequest"];
 export type ErrorBody = Schemas["ErrorBody"];
 
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
+/** The context's `deployment_status` while the trader has paused the deployment. */
+export const PAUSED = "stopped";
+
+/** The trader has paused the deployment: keep posting ticks (the ledger follows the venue), open nothing. */
+export function isPaused(context: Schemas["ContextOutput"]): boolean {
+  return context.deployment_status === PAUSED;
+}
 const IDEMPOTENCY_IN_PROGRESS = "Idempotency-Key: a request with this key is still in progress";
 
 export class ApiError extends Error {
@@ -116,7 +128,7 @@ export class Runner {
     return answer.data as Schemas["TradeOutput"];
   }
 
-  /** The memory block (`text`) and the system prompt for the agent's next decision. */
+  /** The memory block (`text`), the system prompt and the deployment's status (see `isPaused`). */
   async getContext(): Promise<Schemas["ContextOutput"]> {
     const answer = await this.call(() =>
       this.client.GET("/api/v1/deployments/{deployment_id}/context/", { params: { path: this.path } }),

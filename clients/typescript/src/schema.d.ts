@@ -1152,13 +1152,20 @@ export interface components {
             duplicates: components["schemas"]["PriorExperiment"][];
         };
         ContextOutput: {
+            /**
+             * @description `running`, or `stopped` while the trader has paused the deployment. Paused, keep posting ticks (fills, stops and exits at the venue still land in the ledger: it must follow the venue) but do not open new positions or add to open ones; holding, reducing, closing and flattening are fine. The system prompt says so too (its `paused` segment).
+             *
+             *     * `running` - running
+             *     * `stopped` - stopped
+             */
+            deployment_status: components["schemas"]["DeploymentOutputStatusEnum"];
             /** @description The memory block to put in the agent's user message this tick: the non-null sections in order, separated by blank lines (empty when every section is null). */
             text: string;
             /** @description The same block section by section (null: nothing to say, or degraded). */
             sections: components["schemas"]["ContextSections"];
             /** @description Estimated tokens of `text` and of each section. */
             token_estimate: components["schemas"]["TokenEstimate"];
-            /** @description The agent's system prompt: the skill version's strategy and avoid rules, and its active lessons. */
+            /** @description The agent's system prompt: the skill version's strategy and avoid rules, its active lessons, and while the deployment is paused the `paused` segment. */
             system_prompt: components["schemas"]["SystemPromptOutput"];
             /** @description The sections whose read failed this time (a database error, or a statement past the per-section timeout): each is null (for `lessons`, the system prompt's lessons segment) and left out of `text`, and the rest is served. In this order, each at most once: last_decision, recent_activity, recent_trades, open_positions, similar_situations, manual, lessons. A section that needs a failed read is listed with it (when the latest tick cannot be read, every memory section but recent_trades). Empty when the context is complete. A degraded answer is not cached (Cache-Control: no-store): the next request reads every section afresh. */
             degraded: components["schemas"]["DegradedEnum"][];
@@ -2421,11 +2428,12 @@ export interface components {
             /** @description The lessons text's hash: trades opened under it carry it as `entry_lessons_hash`. */
             content_hash: string;
             /**
-             * @description `reflection` (a reflection run), `staff_edit` or `promotion` (promoted to skill scope).
+             * @description `reflection` (a reflection run), `staff_edit`, `promotion` (promoted to skill scope) or `trader` (the trader vetoed a bullet or took a veto back: the text of the revision it revises, back to the nearest one no verdict made, without the bullets vetoed now).
              *
              *     * `reflection` - reflection run
              *     * `staff_edit` - staff edit
              *     * `promotion` - promoted to skill scope
+             *     * `trader` - trader's verdict
              */
             source?: components["schemas"]["ReflectionNoteOutputSourceEnum"];
             /**
@@ -2433,16 +2441,17 @@ export interface components {
              * @description The note this revision replaced, if any.
              */
             revises_id: string | null;
-            /** @description The staff member who wrote it, if any. */
+            /** @description The staff member who wrote it, or the trader whose verdict made it; null: none. */
             readonly author: string | null;
         };
         /**
          * @description * `reflection` - reflection run
          *     * `staff_edit` - staff edit
          *     * `promotion` - promoted to skill scope
+         *     * `trader` - trader's verdict
          * @enum {string}
          */
-        ReflectionNoteOutputSourceEnum: "reflection" | "staff_edit" | "promotion";
+        ReflectionNoteOutputSourceEnum: "reflection" | "staff_edit" | "promotion" | "trader";
         /**
          * @description * `active` - active
          *     * `superseded` - superseded
@@ -2851,7 +2860,7 @@ export interface components {
         SystemPromptOutput: {
             /** @description The prompt's parts, for a runner that assembles its own. */
             segments: components["schemas"]["SystemPromptSegmentsOutput"];
-            /** @description The segments that are not null, joined by one blank line. */
+            /** @description The segments that are not null, joined by one blank line, in this order: header, leash, paused, strategy, lessons, footer. */
             text: string;
         };
         SystemPromptSegmentsOutput: {
@@ -2859,6 +2868,8 @@ export interface components {
             header: string;
             /** @description The skill version's avoid rules, stated as authoritative. */
             leash: string;
+            /** @description Null while the deployment runs. While the trader has paused it (`deployment_status` `stopped`): a fixed paragraph, right after the leash, telling the agent not to open new positions or add to open ones; it may hold, reduce, close or flatten. */
+            paused: string | null;
             /** @description The skill version's strategy text, each line quoted with `> `. */
             strategy: string;
             /** @description Null when the deployment has no active lessons. */

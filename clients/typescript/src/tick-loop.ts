@@ -3,9 +3,10 @@
  * MEMORY_BASE_URL, MEMORY_TOKEN (a runner token) and MEMORY_DEPLOYMENT_ID from the environment, and
  * MEMORY_FIRST_TICK_AT (ISO 8601; default 2026-06-04T10:00:00Z), later than the deployment's latest tick.
  * Opens and closes a position, posts one tick twice and one out of order, reads the context after each
- * tick, and prints what happened as one JSON line.
+ * tick, and prints what happened as one JSON line. A paused deployment (the context's `deployment_status`
+ * "stopped") still gets its ticks, since the ledger must follow the venue; a real runner opens nothing then.
  */
-import { Runner, type TickOutcome } from "./runner.js";
+import { isPaused, Runner, type TickOutcome } from "./runner.js";
 
 function env(name: string): string {
   const value = process.env[name];
@@ -23,6 +24,7 @@ const start = Date.parse(process.env.MEMORY_FIRST_TICK_AT ?? "2026-06-04T10:00:0
 const at = (minutes: number) => new Date(start + minutes * 60_000).toISOString();
 const outcomes: TickOutcome[] = [];
 const contexts: string[] = [];
+const statuses: string[] = [];
 
 const ticks = [
   {
@@ -45,6 +47,7 @@ for (const tick of ticks) {
   outcomes.push(await runner.postTick(tick));
   const context = await runner.getContext();
   contexts.push(context.text);
+  statuses.push(isPaused(context) ? "paused" : context.deployment_status);
 }
 outcomes.push(await runner.postTick(ticks[1]!)); // the same tick again: a duplicate
 outcomes.push(await runner.postTick({ ...ticks[0]!, tick_at: at(-5) })); // before the latest: older
@@ -55,6 +58,7 @@ console.log(
     outcomes: outcomes.map((o) => o.status),
     snapshotIds: outcomes.map((o) => o.snapshotId),
     lastContext: contexts.at(-1),
+    statuses,
     closedTrades: trades.map((t) => ({ symbol: t.symbol, side: t.side, exit_reason: t.exit_reason })),
     retries: runner.retries,
   }),

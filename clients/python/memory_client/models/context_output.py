@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.degraded_enum import DegradedEnum, check_degraded_enum
+from ..models.deployment_output_status_enum import DeploymentOutputStatusEnum, check_deployment_output_status_enum
 
 if TYPE_CHECKING:
     from ..models.context_sections import ContextSections
@@ -21,6 +22,8 @@ T = TypeVar("T", bound="ContextOutput")
 class ContextOutput:
     """
     Attributes:
+        deployment_status (DeploymentOutputStatusEnum): * `running` - running
+            * `stopped` - stopped
         text (str): The memory block to put in the agent's user message this tick: the non-null sections in order,
             separated by blank lines (empty when every section is null).
         sections (ContextSections):
@@ -34,6 +37,7 @@ class ContextOutput:
             degraded answer is not cached (Cache-Control: no-store): the next request reads every section afresh.
     """
 
+    deployment_status: DeploymentOutputStatusEnum
     text: str
     sections: ContextSections
     token_estimate: TokenEstimate
@@ -42,6 +46,8 @@ class ContextOutput:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        deployment_status: str = self.deployment_status
+
         text = self.text
 
         sections = self.sections.to_dict()
@@ -59,6 +65,7 @@ class ContextOutput:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "deployment_status": deployment_status,
                 "text": text,
                 "sections": sections,
                 "token_estimate": token_estimate,
@@ -76,6 +83,8 @@ class ContextOutput:
         from ..models.token_estimate import TokenEstimate  # noqa: PLC0415
 
         d = dict(src_dict)
+        deployment_status = check_deployment_output_status_enum(d.pop("deployment_status"))
+
         text = d.pop("text")
 
         sections = ContextSections.from_dict(d.pop("sections"))
@@ -92,6 +101,7 @@ class ContextOutput:
             degraded.append(degraded_item)
 
         context_output = cls(
+            deployment_status=deployment_status,
             text=text,
             sections=sections,
             token_estimate=token_estimate,

@@ -37,7 +37,7 @@ class ReflectionNoteOutput:
         model_used (str): The model that wrote them (or the staff edit's marker).
         content_hash (str): The lessons text's hash: trades opened under it carry it as `entry_lessons_hash`.
         revises_id (None | UUID): The note this revision replaced, if any.
-        author (None | str): The staff member who wrote it, if any.
+        author (None | str): The staff member who wrote it, or the trader whose verdict made it; null: none.
         status (ReflectionNoteOutputStatusEnum | Unset): * `active` - active
             * `superseded` - superseded
             * `retired` - retired
@@ -49,6 +49,7 @@ class ReflectionNoteOutput:
         source (ReflectionNoteOutputSourceEnum | Unset): * `reflection` - reflection run
             * `staff_edit` - staff edit
             * `promotion` - promoted to skill scope
+            * `trader` - trader's verdict
     """
 
     id: UUID

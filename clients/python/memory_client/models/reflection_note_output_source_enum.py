@@ -1,11 +1,12 @@
 from typing import Literal
 
-ReflectionNoteOutputSourceEnum = Literal["promotion", "reflection", "staff_edit"]
+ReflectionNoteOutputSourceEnum = Literal["promotion", "reflection", "staff_edit", "trader"]
 
 REFLECTION_NOTE_OUTPUT_SOURCE_ENUM_VALUES: set[ReflectionNoteOutputSourceEnum] = {
     "promotion",
     "reflection",
     "staff_edit",
+    "trader",
 }
 
 

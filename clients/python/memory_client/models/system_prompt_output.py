@@ -18,7 +18,8 @@ class SystemPromptOutput:
     """
     Attributes:
         segments (SystemPromptSegmentsOutput):
-        text (str): The segments that are not null, joined by one blank line.
+        text (str): The segments that are not null, joined by one blank line, in this order: header, leash, paused,
+            strategy, lessons, footer.
     """
 
     segments: SystemPromptSegmentsOutput

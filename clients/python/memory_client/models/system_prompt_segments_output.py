@@ -15,6 +15,9 @@ class SystemPromptSegmentsOutput:
     Attributes:
         header (str): The service's fixed opening: the agent's role and its five actions.
         leash (str): The skill version's avoid rules, stated as authoritative.
+        paused (None | str): Null while the deployment runs. While the trader has paused it (`deployment_status`
+            `stopped`): a fixed paragraph, right after the leash, telling the agent not to open new positions or add to open
+            ones; it may hold, reduce, close or flatten.
         strategy (str): The skill version's strategy text, each line quoted with `> `.
         lessons (None | str): Null when the deployment has no active lessons.
         footer (str): The service's fixed closing: avoid rules over lessons; when in doubt, hold.
@@ -22,6 +25,7 @@ class SystemPromptSegmentsOutput:
 
     header: str
     leash: str
+    paused: None | str
     strategy: str
     lessons: None | str
     footer: str
@@ -31,6 +35,9 @@ class SystemPromptSegmentsOutput:
         header = self.header
 
         leash = self.leash
+
+        paused: None | str
+        paused = self.paused
 
         strategy = self.strategy
 
@@ -45,6 +52,7 @@ class SystemPromptSegmentsOutput:
             {
                 "header": header,
                 "leash": leash,
+                "paused": paused,
                 "strategy": strategy,
                 "lessons": lessons,
                 "footer": footer,
@@ -60,6 +68,13 @@ class SystemPromptSegmentsOutput:
 
         leash = d.pop("leash")
 
+        def _parse_paused(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        paused = _parse_paused(d.pop("paused"))
+
         strategy = d.pop("strategy")
 
         def _parse_lessons(data: object) -> None | str:
@@ -74,6 +89,7 @@ class SystemPromptSegmentsOutput:
         system_prompt_segments_output = cls(
             header=header,
             leash=leash,
+            paused=paused,
             strategy=strategy,
             lessons=lessons,
             footer=footer,
