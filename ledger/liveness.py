@@ -6,7 +6,8 @@ The rule ("alive"): the last tick was *received* (the server's clock, so a backt
 times is judged by when it posts) no longer ago than STALE_AFTER_INTERVALS times the runner's usual
 interval, and never less than MIN_GRACE. The usual interval is the median gap between the receipt
 times of the last ticks (at most SAMPLE of them). With a single tick there is no interval yet: alive
-for LONE_TICK_GRACE after it. A stopped deployment is not expected to tick and is never "quiet".
+for LONE_TICK_GRACE after it. A paused deployment is judged the same: pause tells the agent to open nothing
+new, and the runner keeps posting ticks so that the ledger follows the account.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ STALE_AFTER_INTERVALS = 3
 MIN_GRACE = dt.timedelta(minutes=1)  # a runner ticking every second is not "quiet" after 3 seconds
 LONE_TICK_GRACE = dt.timedelta(minutes=15)
 
-State = Literal["alive", "quiet", "stopped", "no_ticks"]
+State = Literal["alive", "quiet", "no_ticks"]
 
 
 @dataclass(frozen=True)
@@ -45,18 +46,15 @@ def usual_interval(received_at: Sequence[dt.datetime]) -> dt.timedelta | None:
     return dt.timedelta(seconds=statistics.median(gaps))
 
 
-def runner_liveness(*, received_at: Sequence[dt.datetime], running: bool, now: dt.datetime) -> Liveness:
+def runner_liveness(*, received_at: Sequence[dt.datetime], now: dt.datetime) -> Liveness:
     """The runner's state by the rule in the module docstring; `received_at`: receipt times of its latest ticks."""
     if not received_at:
-        return Liveness("no_ticks" if running else "stopped", None, None, None, None)
+        return Liveness("no_ticks", None, None, None, None)
     last = max(received_at)
     interval = usual_interval(received_at)
     stale_after = max(interval * STALE_AFTER_INTERVALS, MIN_GRACE) if interval is not None else LONE_TICK_GRACE
     silent_for = max(now - last, dt.timedelta(0))
-    if not running:
-        state: State = "stopped"
-    else:
-        state = "alive" if silent_for <= stale_after else "quiet"
+    state: State = "alive" if silent_for <= stale_after else "quiet"
     return Liveness(state, last, interval, silent_for, stale_after)
 
 

@@ -38,7 +38,6 @@ from ledger.memory_view import STREAK_LOOKBACK, ContextInputs
 from ledger.models import (
     DecisionSnapshot,
     Deployment,
-    DeploymentStatus,
     RunnerToken,
     ServedContext,
     Skill,
@@ -401,6 +400,7 @@ def _with_journal_columns(trades: QuerySet[TradeHistory]) -> QuerySet[TradeHisto
         ),
         entry_price_text=Func(F("entry_price"), function="trim_scale", output_field=DecimalField()),
         exit_price_text=Func(F("exit_price"), function="trim_scale", output_field=DecimalField()),
+        last_mark_text=Func(F("last_mark_price"), function="trim_scale", output_field=DecimalField()),
     )
 
 
@@ -626,11 +626,7 @@ def deployment_health(*, user, deployments: list[Deployment], now: dt.datetime) 
         newest = max(ticks, key=lambda tick: tick[0]) if ticks else None
         today = newest is not None and newest[0] >= day_start
         health[deployment.pk] = DeploymentHealth(
-            liveness=liveness.runner_liveness(
-                received_at=[created_at for _, created_at, _ in ticks],
-                running=deployment.status == DeploymentStatus.RUNNING,
-                now=now,
-            ),
+            liveness=liveness.runner_liveness(received_at=[created_at for _, created_at, _ in ticks], now=now),
             last_tick_at=newest[0] if newest else None,
             equity_usd=newest[2] if newest else None,
             today_pnl_usd=realized[deployment.pk][0] if deployment.pk in realized else None,

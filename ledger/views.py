@@ -80,15 +80,16 @@ def duration_text(span: dt.timedelta) -> str:
 
 def _runner_text(state: liveness.Liveness) -> dict[str, str]:
     """The runner cell: a label, a short line under it, and the reason in a sentence (its title)."""
-    if state.state == "no_ticks":
+    if state.state == "no_ticks" or state.silent_for is None:
         return {"label": "no ticks yet", "short": "", "why": "The runner has not posted a tick."}
-    if state.silent_for is None:
-        return {"label": "stopped", "short": "", "why": "The deployment is stopped."}
     ago = duration_text(state.silent_for)
     usual = duration_text(state.usual_interval) if state.usual_interval is not None else None
-    every = f"every {usual}" if usual else "1 tick so far"
-    if state.state == "stopped":
-        return {"label": "stopped", "short": f"{ago} ago", "why": f"The deployment is stopped; last tick {ago} ago."}
+    if state.usual_interval is None:
+        every = "1 tick so far"
+    elif state.usual_interval < dt.timedelta(seconds=1):
+        every = "ticks sent in one burst"  # a backfill or a demo: no usual interval to speak of
+    else:
+        every = f"every {usual}"
     if state.state == "alive":
         why = f"Last tick received {ago} ago; " + (f"usually every {usual}." if usual else "one tick so far.")
         return {"label": "alive", "short": f"{ago} ago · {every}", "why": why}

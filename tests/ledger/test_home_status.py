@@ -90,14 +90,19 @@ def test_a_runner_silent_for_three_intervals_is_quiet(client, owner, owner_api, 
     assert cell(content, deployment, "drawdown") == "0.00%"
 
 
-def test_a_stopped_deployment_is_not_called_quiet(client, owner, owner_api, deployment):
+def test_a_paused_deployment_is_shown_paused_and_its_runner_judged_as_a_running_ones(
+    client, owner, owner_api, deployment
+):
+    """Pause tells the agent to open nothing new; the runner keeps posting ticks (the ledger follows the account),
+    so a runner silent for 3 days is quiet whether the deployment is paused or not."""
     post_tick(owner_api, deployment, timezone.now() - dt.timedelta(days=3), 10_000)
     receipt_times(deployment, minutes_apart=5, last_ago=3 * 24 * 60)
     deployment.status = DeploymentStatus.STOPPED
     deployment.save(update_fields=["status"])
     client.force_login(owner)
     content = client.get(reverse("home")).content.decode()
-    assert cell(content, deployment, "runner") == "stopped 3 d ago"
+    assert cell(content, deployment, "runner") == "quiet silent 3 d · 1 tick so far"
+    assert 'title="status in the API: stopped">paused</span>' in content
     assert cell(content, deployment, "drawdown") == "—"  # no tick today
 
 

@@ -32,8 +32,8 @@ def test_it_keeps_only_the_last_sample_gaps():
 
 
 def test_alive_until_three_usual_intervals_pass():
-    assert liveness.runner_liveness(received_at=every(5, 10, 14), running=True, now=NOW).state == "alive"
-    state = liveness.runner_liveness(received_at=every(5, 10, 16), running=True, now=NOW)
+    assert liveness.runner_liveness(received_at=every(5, 10, 14), now=NOW).state == "alive"
+    state = liveness.runner_liveness(received_at=every(5, 10, 16), now=NOW)
     assert state.state == "quiet"
     assert state.silent_for == dt.timedelta(minutes=16)
     assert state.stale_after == dt.timedelta(minutes=15)
@@ -41,21 +41,19 @@ def test_alive_until_three_usual_intervals_pass():
 
 def test_a_fast_runner_gets_at_least_a_minute():
     fast = [NOW - dt.timedelta(seconds=50 + i) for i in range(10)]  # every second, last 50 s ago
-    assert liveness.runner_liveness(received_at=fast, running=True, now=NOW).state == "alive"
+    assert liveness.runner_liveness(received_at=fast, now=NOW).state == "alive"
     slow = [NOW - dt.timedelta(seconds=61 + i) for i in range(10)]
-    assert liveness.runner_liveness(received_at=slow, running=True, now=NOW).state == "quiet"
+    assert liveness.runner_liveness(received_at=slow, now=NOW).state == "quiet"
 
 
 def test_a_first_tick_has_a_fixed_grace():
-    assert liveness.runner_liveness(received_at=every(5, 1, 14), running=True, now=NOW).state == "alive"
-    lone = liveness.runner_liveness(received_at=every(5, 1, 16), running=True, now=NOW)
+    assert liveness.runner_liveness(received_at=every(5, 1, 14), now=NOW).state == "alive"
+    lone = liveness.runner_liveness(received_at=every(5, 1, 16), now=NOW)
     assert (lone.state, lone.usual_interval) == ("quiet", None)
 
 
-def test_stopped_and_never_ticked():
-    assert liveness.runner_liveness(received_at=every(5, 3, 600), running=False, now=NOW).state == "stopped"
-    assert liveness.runner_liveness(received_at=[], running=True, now=NOW).state == "no_ticks"
-    assert liveness.runner_liveness(received_at=[], running=False, now=NOW).state == "stopped"
+def test_never_ticked():
+    assert liveness.runner_liveness(received_at=[], now=NOW).state == "no_ticks"
 
 
 def test_drawdown_from_todays_peak():

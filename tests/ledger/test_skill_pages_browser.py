@@ -102,7 +102,7 @@ def test_it_creates_edits_deploys_pauses_and_resumes(page, console_errors, artif
 
     row.get_by_role("button", name=f"Pause deployment #{deployment.pk}").click()
     page.wait_for_url(re.compile(re.escape(reverse("skill", args=[skill.pk])) + "$"))
-    sync_api.expect(row).to_contain_text("stopped")
+    sync_api.expect(row).to_contain_text("paused")
     sync_api.expect(page.locator(".messages")).to_contain_text(f"Paused deployment #{deployment.pk}.")
     deployment.refresh_from_db()
     assert deployment.status == DeploymentStatus.STOPPED
