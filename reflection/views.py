@@ -18,7 +18,7 @@ from django_htmx.http import push_url
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger_services
 from memorysite.pages import bad_request, rules_broken, trader_required, wants_partial
-from reflection import selectors, services
+from reflection import selectors, services, statistical
 from reflection.ab_stats import (
     MIN_TRADES_TO_TELL,
     VERDICT_HIGHER,
@@ -104,7 +104,7 @@ def _chart_bar(row: dict, kind: str = "revision") -> dict:
     95% interval from the minimum sample on."""
     avg, ci = row["avg_pnl"], row["avg_ci"]
     bar = {
-        "label": row["label"],
+        "label": f"Revision {row['number']}" if row.get("number") else row["label"],  # as the table names it
         "n": row["n_closed"],
         "avg": float(avg) if avg is not None and row["n_closed"] else None,
         "kind": kind,
@@ -152,13 +152,12 @@ def skill_lessons(request, skill_id: int):
         "version": version,
         "version_value": "" if version is None else str(version),
         "page_url": reverse("skill-lessons", args=[skill.pk]),
-        "history": [
-            (entry, numbers.get(entry.note.content_hash), _bullets(entry.note, verdicts), _verdict_change(entry))
-            for entry in selectors.skill_lessons_history(skill=skill, version=version)
-        ],
+        "history": _history_rows(selectors.skill_lessons_history(skill=skill, version=version), numbers, verdicts),
         "verdicts": sorted(verdicts.items(), key=lambda item: (item[1], item[0])),
         "verdict_url": reverse("skill-lesson-verdict", args=[skill.pk]),
         "default_model": django_settings.REFLECTION_MODEL,
+        "llm_configured": bool(django_settings.ANTHROPIC_API_KEY),  # without it the statistical engine reflects
+        "statistical_model": statistical.MODEL_USED,
         "ab_rows": ab_rows,
         "no_lessons": no_lessons,
         "min_trades_to_tell": MIN_TRADES_TO_TELL,
@@ -180,6 +179,23 @@ def _bullets(note, verdicts: dict[str, str]) -> list[dict] | None:
         {"text": text, "key": bullet_key(text), "verdict": verdicts.get(bullet_key(text), "")}
         for text in lesson_bullet_texts(selectors.verdict_base(note).lessons_text)
     ]
+
+
+def _history_rows(entries, numbers: dict[str, int], verdicts: dict[str, str]) -> list[tuple]:
+    """(entry, revision number, bullets, what a verdict's revision did) for each listed note. A text that comes
+    back (a veto taken back restores the revision it was cut from) keeps its number, the A/B's join key: its
+    later entries say so ("Revision 3's text again"), so two entries named alike are not taken for a mistake."""
+    earlier: dict[str, object] = {}
+    for entry in sorted(entries, key=lambda entry: (entry.note.generated_at, str(entry.note.pk))):
+        earlier.setdefault(entry.note.content_hash, entry.note.pk)
+    rows = []
+    for entry in entries:
+        number = numbers.get(entry.note.content_hash)
+        change = _verdict_change(entry)
+        if earlier[entry.note.content_hash] != entry.note.pk and number is not None:
+            change = "; ".join(filter(None, [change, f"Revision {number}’s text again"]))
+        rows.append((entry, number, _bullets(entry.note, verdicts), change))
+    return rows
 
 
 def _verdict_change(entry) -> str:

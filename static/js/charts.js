@@ -7,7 +7,7 @@
  *
  *   line: [[epoch_ms, cumulative_usd], ...] in time order
  *   bars: [{"tag": "chop_lowvol", "trades": 4, "pnl": -12.5}, ...]
- *   revision-bars: [{"label": "3f9a0c1d2e4b5a67", "n": 4, "avg": 2.5, "kind": "revision"}, ...]
+ *   revision-bars: [{"label": "Revision 3", "n": 4, "avg": 2.5, "kind": "revision"}, ...]
  *     average realized PnL per lessons revision; "avg" is null when n is 0 ("no trades yet", no bar);
  *     kind "none" marks the no-lessons row; optional "low"/"high" (its 95% interval, given from the
  *     minimum sample on) draw a whisker across the bar.
@@ -234,7 +234,7 @@
       var group = svgElement("g", { class: "bar-row" + (row.kind === "none" ? " no-lessons" : "") });
       group.appendChild(svgElement("text", {
         x: margin.left - 10, y: middle, "text-anchor": "end", "dominant-baseline": "middle",
-        class: "bar-label" + (row.kind === "none" ? " control" : " hash"),
+        class: "bar-label" + (row.kind === "none" ? " control" : ""),
       }, row.label));
       var count = "n=" + row.n;
       if (row.n > 0 && row.avg !== null) {

@@ -103,6 +103,8 @@ class TestWhy:
         content = client.get(detail_url(trade_of(caught_up, "SOL", status="open"))).content.decode()
         assert "Still open." in content
         assert "PnL at the last mark" in content
+        mark = trade_of(caught_up, "SOL", status="open").last_mark_price
+        assert f'<dd class="sub">last mark {mark.normalize():f}</dd>' in content  # as entered, no 8-place padding
         liquidated = client.get(detail_url(trade_of(caught_up, "ETH"))).content.decode()
         assert 'class="tag exit-alert exit-liquidated">liquidated<' in liquidated
         assert "unclassified (no bars for ETH)" in liquidated

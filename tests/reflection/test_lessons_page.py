@@ -383,7 +383,7 @@ class TestABFigures:
             "vs_win": f"+35 pp [{format_point_change(rate.low)}, {format_point_change(rate.high)}]",
         }
         bars = chart_data(content)["revisions"]
-        assert bars[0] == {"label": note.content_hash, "n": n, "avg": 1.5, "kind": "revision"} | {
+        assert bars[0] == {"label": "Revision 1", "n": n, "avg": 1.5, "kind": "revision"} | {
             "low": pytest.approx(avg.low),
             "high": pytest.approx(avg.high),
         }
@@ -400,9 +400,9 @@ class TestABFigures:
         data = chart_data(client.get(page_url(lessons.skill)).content.decode())
         assert data == {
             "revisions": [
-                {"label": HASH_A, "n": 2, "avg": 5.0, "kind": "revision"},
-                {"label": HASH_B, "n": 2, "avg": -1.0, "kind": "revision"},
-                {"label": HASH_C, "n": 0, "avg": None, "kind": "revision"},
+                {"label": "Revision 1", "n": 2, "avg": 5.0, "kind": "revision"},
+                {"label": "Revision 2", "n": 2, "avg": -1.0, "kind": "revision"},
+                {"label": "Revision 3", "n": 0, "avg": None, "kind": "revision"},
                 {"label": "no lessons", "n": 3, "avg": 1.0, "kind": "none"},
             ]
         }
@@ -422,7 +422,7 @@ class TestVersionFilter:
         v2 = client.get(page_url(lessons.skill, version=2)).content.decode()
         assert history_ids(v2) == [str(lessons.c3.pk)]
         assert ab_row(v2, "no-lessons") == {"n": "1", "avg": "\u2212$2.00", "win": "0%"}
-        assert [row["label"] for row in chart_data(v2)["revisions"]] == [HASH_C, "no lessons"]
+        assert [row["label"] for row in chart_data(v2)["revisions"]] == ["Revision 3", "no lessons"]
 
     def test_the_select_offers_the_skills_versions_and_marks_the_chosen_one(self, client, owner, lessons):
         client.force_login(owner)

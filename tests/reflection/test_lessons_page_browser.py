@@ -11,7 +11,7 @@ from playwright import sync_api
 
 from tests.factories import PASSWORD
 from tests.ledger.test_pages_browser import browser, console_errors, log_in, page, path_of  # noqa: F401 (fixtures)
-from tests.reflection.test_lessons_page import HASH_C, lessons, skill  # noqa: F401 (fixtures)
+from tests.reflection.test_lessons_page import lessons, skill  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ def test_it_draws_the_ab_chart_and_filters_by_version_in_place(page, console_err
     sync_api.expect(notes).to_have_count(4)
     sync_api.expect(bars).to_have_count(3)  # revisions A and B, and no lessons
     sync_api.expect(no_trades).to_have_count(1)  # revision C has no trades yet
-    sync_api.expect(page.locator(f'#chart-lessons-ab svg text.no-trades[data-label="{HASH_C}"]')).to_have_text(
+    sync_api.expect(page.locator('#chart-lessons-ab svg text.no-trades[data-label="Revision 3"]')).to_have_text(
         "no trades yet"
     )
     sync_api.expect(page.locator("#chart-lessons-ab svg")).to_contain_text("n=3")

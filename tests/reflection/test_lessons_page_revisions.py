@@ -74,13 +74,22 @@ def test_an_active_note_is_listed_before_a_newer_retired_copy(client, owner, own
     assert f"active deployment #{deployment.pk} retired skill scope v1" in ab_cells(content, active.content_hash)
 
 
-@override_settings(REFLECTION_MODEL="claude-haiku-4-5")
+@override_settings(REFLECTION_MODEL="claude-haiku-4-5", ANTHROPIC_API_KEY="sk-ant-test")
 def test_it_says_which_model_each_version_reflects_with_once_lessons_exist(client, owner, lessons):  # noqa: F811
     v2 = lessons.d3.skill_version
     v2.reflection_model_override = "claude-sonnet-5"
     v2.save()
     client.force_login(owner)
-    settings_list = client.get(page_url(lessons.skill)).content.decode().split('id="reflection-settings"')[1]
-    settings_list = re.sub(r"<[^>]+>", "", settings_list.split("</ul>")[0])
-    assert "v2: reflection off · model claude-sonnet-5 (this version's override)" in settings_list
-    assert "v1: reflection off · model claude-haiku-4-5 (the service's default)" in settings_list
+    assert "v2: reflection off · model claude-sonnet-5 (this version's override)" in settings_list(client, lessons)
+    assert "v1: reflection off · model claude-haiku-4-5 (the service's default)" in settings_list(client, lessons)
+    # Without an API key the statistical engine writes the lessons, whatever the default model's name.
+    with override_settings(ANTHROPIC_API_KEY=""):
+        assert (
+            "v1: reflection off · model statistical-v1, the statistical engine (no ANTHROPIC_API_KEY is set; with"
+            " one, claude-haiku-4-5)" in settings_list(client, lessons)
+        )
+
+
+def settings_list(client, fixture) -> str:
+    found = client.get(page_url(fixture.skill)).content.decode().split('id="reflection-settings"')[1]
+    return re.sub(r"<[^>]+>", "", found.split("</ul>")[0])

@@ -53,7 +53,9 @@ def test_it_vetoes_a_bullet_and_takes_the_veto_back(page, console_errors, artifa
     page.locator(".bullet-veto").get_by_role("button", name=f"Take back the verdict on: {VETOED}").click()
     page.wait_for_load_state()
     sync_api.expect(page.locator(".bullet-veto")).to_have_count(0)
-    sync_api.expect(page.locator(".note-active .verdict-change")).to_have_text("· you took back 1 veto")
+    sync_api.expect(page.locator(".note-active .verdict-change")).to_have_text(
+        "· you took back 1 veto; Revision 1’s text again"
+    )
     assert not LessonVerdict.objects.exists()
     assert f"- {VETOED}" in lessons_segment(owner_api, deployment)
     assert console_errors == []

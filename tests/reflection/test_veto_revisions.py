@@ -98,6 +98,11 @@ class TestVeto:
         assert Deployment.objects.get(pk=lessoned.pk).active_lessons_hash == first.content_hash
         page = client.get(reverse("skill-lessons", args=[lessoned.skill_version.skill_id])).content.decode()
         assert "· you took back 1 veto" in note_block(page, back)
+        # Named as the first (the same text, the same A/B row), and said to be so; the first is not.
+        number = re.search(r'<strong class="revision-name">Revision (\d+)</strong>', note_block(page, back)).group(1)
+        assert f"Revision {number}’s text again" in note_block(page, back)
+        assert f'<strong class="revision-name">Revision {number}</strong>' in note_block(page, first)
+        assert "text again" not in note_block(page, first) + note_block(page, vetoed)
 
     def test_a_vetoed_bullet_can_be_pinned_instead_which_brings_it_back(self, client, owner, lessoned):
         client.force_login(owner)
