@@ -200,6 +200,7 @@ def test_context_system_prompt_without_lessons(owner_api, deployment):
         "leash": "Hard avoid rules (authoritative; never do any of these):\n- never trade DOGE\n- no leverage above 3x",
         "strategy": 'Strategy (the trader\'s own text; each line of it is quoted with "> "):\n'
         "> Buy breakouts.\n> Sell the first lower high.",
+        "paused": None,  # running: no paused segment
         "lessons": None,
         "footer": FOOTER,
     }
