@@ -177,7 +177,7 @@ class Chunk(models.Model):
                 name="recall_chunk_embedding",
                 fields=["embedding"],
                 m=16,
-                ef_construction=64,
+                ef_construction=400,  # recall 0011: the bench's clustered chunks, recall@10 0.75-0.78 at 64
                 opclasses=["vector_cosine_ops"],
             ),
             models.Index(fields=["owner", "deployment"], name="recall_chunk_owner"),
