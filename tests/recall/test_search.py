@@ -180,6 +180,29 @@ def test_keyword_search_uses_or_semantics(owner):
     assert outcome.citations()[0]["source"] == "fts"
 
 
+def test_a_chunk_only_the_vector_side_found_is_scored_on_the_keyword_side_too(owner):
+    """The keyword side returns its best 40 chunks (k 10); the vector side's nearest chunk is one past them.
+    It is scored with the BM25 the keyword side gives it, as the chunks both sides found keep theirs."""
+    rng = np.random.default_rng(7)
+    for n in range(60):
+        text = "zebra " * (1 + n % 4) + " ".join(f"filler{m}" for m in range(n))
+        index(owner, f"notes/{n:02}.md", f"# Note {n}\n{text}\n", embed=False)
+    for chunk in Chunk.objects.filter(owner=owner):
+        Chunk.objects.filter(pk=chunk.pk).update(embedding=_unit(rng))
+    keyword = search(owner, "zebra", backend="fts", embedder=None, k=60, min_score=0)
+    ranks = {(hit.candidate.path, hit.candidate.start_line): hit.candidate.fts_rank for hit in keyword.hits}
+    assert len(ranks) == 60
+    last = min(ranks, key=ranks.get)  # the weakest keyword match: never among the keyword side's 40
+    nearest = Chunk.objects.get(owner=owner, path=last[0], start_line=last[1]).embedding
+    outcome = search(owner, "zebra", k=10, min_score=0, embedder=None, query_embedding=list(nearest))
+    found = {(hit.candidate.path, hit.candidate.start_line): hit.candidate for hit in outcome.hits}
+    assert found[last].found_by == "vector"
+    assert {key: candidate.fts_rank for key, candidate in found.items()} == pytest.approx(
+        {key: ranks[key] for key in found}, rel=1e-12
+    )
+    assert {candidate.found_by for candidate in found.values()} >= {"vector", "hybrid"}
+
+
 def test_without_an_embedder_the_slot_serves_keyword_search(owner):
     index(owner, "notes.md", "# Notes\nbreakout failed\n", embed=False)
     outcome = search(owner, "breakout", embedder=None)
