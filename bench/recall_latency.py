@@ -62,8 +62,8 @@ read from the OS per call).
 
 Then, untimed: recall of the iterative scan and of each before tree's vector side (top-10 overlap with the
 exact answer, on the vector side with the limit search uses, and on the fused hits; the cosine given up),
-how often the exact scan had to answer, the iterative statement at hnsw.ef_search 100 / 200 / 400 / 800 /
-HNSW_EF_SEARCH (sequential); the keyword side per measured trader: what keyword_query makes of the 50
+how often the exact scan had to answer, the iterative statement at hnsw.ef_search 100 / 200 / 400 / 800 / the
+scope's (selectors.hnsw_ef_search; sequential); the keyword side per measured trader: what keyword_query makes of the 50
 questions (lexemes held, fetching, common, past PER_TERM_CAP; questions left with one common term), where
 its time goes (keyword_query's statement, recall_keyword_candidates alone, the kw statement, the exact BM25
 scoring alone; p50 of the questions, sequential) and what the fetch gives up: the top 10 of
@@ -1577,7 +1577,8 @@ def main(argv=None) -> int:
             f"settings: RECALL_EXACT_SCAN_MAX {settings.RECALL_EXACT_SCAN_MAX:,}; BM25 k1 {bm25.K1} b {bm25.B},"
             f" common terms: df > max({bm25.COMMON_SHARE:g} x readable, {bm25.COMMON_MIN_DF}), PER_TERM_CAP"
             f" {bm25.PER_TERM_CAP:,}, RESCORE_TOP {bm25.RESCORE_TOP}, MAX_FETCH_TERMS {bm25.MAX_FETCH_TERMS};"
-            f" HNSW_EF_SEARCH {selectors.HNSW_EF_SEARCH}, hnsw.max_scan_tuples {selectors.HNSW_SCAN_TUPLES_MIN:,}-"
+            f" HNSW_EF_SEARCH {selectors.HNSW_EF_SEARCH} ({selectors.HNSW_EF_SEARCH_LARGE} from"
+            f" {selectors.HNSW_LARGE_SCOPE:,} readable), hnsw.max_scan_tuples {selectors.HNSW_SCAN_TUPLES_MIN:,}-"
             f"{selectors.HNSW_SCAN_TUPLES_MAX:,}, k {K}, search fetch {max(K * 4, 40)} a side"
         )
         befores: list[Before] = []
@@ -1830,7 +1831,7 @@ def main(argv=None) -> int:
                         f" {r['fallbacks']}/{len(QUERIES)}; fewest rows back {r['rows_min']} of 40"
                     )
                     point[label] = r
-                for ef in sorted({100, 200, 400, 800, selectors.HNSW_EF_SEARCH}):
+                for ef in sorted({100, 200, 400, 800, selectors.hnsw_ef_search(readable)}):
                     r = raw_recall(user, list(QUERIES), vectors, ef, reference)
                     print(
                         f"  {size:,} iterative HNSW statement at hnsw.ef_search {ef}: p50 {r['p50']:.2f} ms, p95"

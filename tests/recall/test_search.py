@@ -540,3 +540,31 @@ def test_a_nonsense_query_finds_nothing_relevant_unless_asked_for_the_weakest(ow
         and relevant[0]["path"] == "TRADING_MANUAL.md"
         and relevant[0]["score"] >= django_settings.RECALL_MIN_SCORE
     )
+
+
+@pytest.mark.parametrize(
+    ("readable", "ef_search"),
+    [(0, 400), (selectors.HNSW_LARGE_SCOPE - 1, 400), (selectors.HNSW_LARGE_SCOPE, 800), (100_000, 800)],
+)
+def test_a_large_scope_gets_the_longer_candidate_list(readable, ef_search):
+    assert selectors.hnsw_ef_search(readable) == ef_search
+
+
+@pytest.mark.parametrize(("large_scope", "ef_search"), [(51, "400"), (50, "800")])
+def test_the_iterative_scan_runs_with_the_scopes_candidate_list(owner, monkeypatch, large_scope, ef_search):
+    """50 readable chunks: below HNSW_LARGE_SCOPE the scan gets HNSW_EF_SEARCH, from it HNSW_EF_SEARCH_LARGE."""
+    rng = np.random.default_rng(11)
+    _bulk_chunks(owner, 50, rng, path="mine.md")
+    monkeypatch.setattr(selectors, "HNSW_LARGE_SCOPE", large_scope)
+    seen = []
+
+    def settings_of_the_scan(execute, sql, params, many, context):
+        if "hnsw.ef_search" in sql:
+            seen.append(params[0])
+        return execute(sql, params, many, context)
+
+    with override_settings(RECALL_EXACT_SCAN_MAX=0), connection.execute_wrapper(settings_of_the_scan):
+        outcome = search(
+            owner, "anything", backend="vector", k=10, query_embedding=_unit(rng), embedder=None, min_score=0
+        )
+    assert outcome.vector_plan == "hnsw" and seen == [ef_search]
