@@ -585,7 +585,7 @@ def _first_term_position(text: str, terms: Sequence[str]) -> int | None:
         return match.start() if match else None
     folded = text.lower()
     first = None
-    for word in words:
+    for word in map(str.lower, words):
         start = folded.find(word)
         while start != -1 and (first is None or start < first):
             if start == 0 or not _is_word_char(text[start - 1]):
