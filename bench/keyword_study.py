@@ -89,7 +89,9 @@ class Index:
 class Pruning:
     """recall's candidate fetch (recall/bm25.py, recall_keyword_candidates), with its constants as parameters:
     the non-common terms fetch (at most per_term_cap chunks each, in id order as the heap returns them), the
-    `top` chunks with the highest idf sum over the fetch terms they hold (ties: newest) are scored."""
+    `top` chunks with the highest idf sum over the fetch terms they hold (ties: newest) are scored; first, when
+    bm25.all_terms_first, the newest `top` of the (at most per_term_cap) chunks holding every fetch term, if there
+    are that many."""
 
     common_share: float = bm25.COMMON_SHARE
     common_min_df: int = bm25.COMMON_MIN_DF
@@ -100,6 +102,10 @@ class Pruning:
         held = sorted((term for term in terms if index.postings.get(term)), key=lambda t: (len(index.postings[t]), t))
         selective = [t for t in held if len(index.postings[t]) <= max(self.common_share * n, self.common_min_df)]
         fetch = selective[: bm25.MAX_FETCH_TERMS] or held[:1]
+        if bm25.all_terms_first([bm25.Term(term, len(index.postings[term])) for term in fetch], self.top):
+            every = sorted(set.intersection(*(set(index.postings[term]) for term in fetch)))[: self.per_term_cap]
+            if len(every) >= self.top:
+                return set(every[-self.top :])
         weights: dict[int, float] = defaultdict(float)
         for term in fetch:
             weight = idf_form(len(index.postings[term]), n)

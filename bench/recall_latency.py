@@ -906,8 +906,9 @@ def install_keyword_function(worktree: Path, revision: str, before_selectors) ->
     KEYWORD_FUNCTION: 4e0344f and 26f0aa3 call recall_keyword_matches(tsquery, ...), which migration 0002 drops),
     installed into the bench database as the tables' owner, as access/policies.py installs today's: PUBLIC may
     not execute it, the app role may (unless it is there already: another before tree's). A tree whose function
-    has today's signature but another body (recall 0008 changed the body only) gets its own copy under a name
-    of its own, `<name>_<revision>`, and its selectors' SQL strings are pointed at it. Returns its signature,
+    has today's name but another body (recall 0008 changed the body only; 0012 added an argument with a default,
+    so the older form's calls would match both) gets its own copy under a name of its own, `<name>_<revision>`,
+    and its selectors' SQL strings are pointed at it. Returns its signature,
     "" for a tree without one."""
     from django.conf import settings
     from django.db import connection
@@ -922,8 +923,8 @@ def install_keyword_function(worktree: Path, revision: str, before_selectors) ->
     sql = getattr(module, "KEYWORD_FUNCTION", "")
     if not signature or not sql:
         raise RuntimeError(f"{revision}'s recall/row_security.py has no KEYWORD_FUNCTION(_SIGNATURE)")
-    if signature == row_security.KEYWORD_FUNCTION_SIGNATURE and sql != row_security.KEYWORD_FUNCTION:
-        name = signature.split("(", 1)[0]
+    name = signature.split("(", 1)[0]
+    if name == row_security.KEYWORD_FUNCTION_SIGNATURE.split("(", 1)[0] and sql != row_security.KEYWORD_FUNCTION:
         renamed = f"{name}_{re.sub(r'[^0-9a-z]', '', revision.lower())[:12]}"
         sql = sql.replace(f"FUNCTION {name}(", f"FUNCTION {renamed}(", 1)
         signature = signature.replace(name, renamed, 1)
@@ -1238,9 +1239,10 @@ def _candidate_function_args(scope, keywords, limit: int) -> list:
 
     fetch = [term.lexeme for term in keywords.fetch]
     sources = list(scope.sources) if scope.sources else None
+    top = max(bm25.RESCORE_TOP, limit)
     return [
         fetch, [keywords.idfs[lexeme] for lexeme in fetch], scope.owner_id, scope.deployment_id, sources,
-        bm25.PER_TERM_CAP, max(bm25.RESCORE_TOP, limit),
+        bm25.PER_TERM_CAP, top, scope.workspace_path, bm25.all_terms_first(keywords.fetch, top),
     ]  # fmt: skip
 
 
@@ -1258,7 +1260,7 @@ def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
     samples: dict[str, list[float]] = {"terms": [], "function": [], "statement": [], "scoring": [], "candidates": []}
     asked: list[str] = []
     fetched: list[str] = []
-    function_sql = "SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s) AS k"
+    function_sql = "SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s, %s) AS k"
     scoring_sql = f"SELECT SUM({selectors._BM25}) FROM recall_chunks c WHERE c.id = ANY(%s)"  # noqa: S608 (bench SQL)
     for pass_no in range(2):
         for query in queries:

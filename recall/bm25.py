@@ -24,6 +24,14 @@ make the fetch read them all) but still score the chunks the other terms fetched
 terms fetches by its rarest one. A trader with few chunks has no common term: all are fetched. Each
 fetch term yields at most ``PER_TERM_CAP`` chunks; the ``RESCORE_TOP`` with the highest idf sum over
 the terms they hold are scored exactly (recall/selectors.py).
+
+All terms first: when there are several fetch terms and each is held by at least ``RESCORE_TOP`` readable
+chunks (``all_terms_first``), the fetch first reads the chunks holding every one of them (one scan of the
+index for the conjunction; at most ``PER_TERM_CAP``, the newest kept). Those have the highest idf sum there
+is, so when there are ``RESCORE_TOP`` of them they are the candidates and the scans term by term (up to
+``PER_TERM_CAP`` rows each) are skipped: bench/recall_latency.py's 20,000-chunk trader, the candidate
+function's p50 4.1 → 2.6 ms. Below that df the conjunction cannot reach ``RESCORE_TOP``, and the scan would be
+time lost.
 """
 
 from __future__ import annotations
@@ -80,6 +88,12 @@ def fetch_terms(terms: Sequence[Term], n: int) -> list[Term]:
         return []
     selective = [term for term in held if term.df <= max(COMMON_SHARE * n, COMMON_MIN_DF)]
     return selective[:MAX_FETCH_TERMS] or held[:1]
+
+
+def all_terms_first(fetch: Sequence[Term], top: int) -> bool:
+    """Whether the fetch reads the chunks holding every fetch term first (see above): more than one term, each
+    held by at least ``top`` readable chunks."""
+    return len(fetch) > 1 and min(term.df for term in fetch) >= top
 
 
 def score(tfs: dict[str, int], length: int, *, idfs: dict[str, float], average_length: float) -> float:

@@ -17,6 +17,12 @@ of the bench's 400-800 words), so that read took 29 ms where the bitmap scan tak
 `bench/recall_latency.py`'s chunks, EXPLAIN ANALYZE). A trader holding most of the table gets no owner lexemes:
 intersecting with postings that hold nearly every chunk doubled the fetch's time and filtered nothing out.
 
+`p_all_first` (recall/bm25.py's all_terms_first: several terms, each held by at least `p_top` readable chunks):
+one scan for the conjunction of every term comes first, at most `p_per_term_cap` rows, the newest `p_top` kept.
+Those chunks hold every term, so no chunk has a higher idf sum: when there are `p_top` of them they are returned
+(each with the sum of every weight) and the scans term by term are skipped; otherwise those scans run as without
+it. recall 0012 dropped the eight-argument form (this one's defaults keep seven- and eight-argument calls valid).
+
 `p_workspace_path` narrows the workspace files to those whose path matches it (a case-insensitive
 regular expression, as `~*`; NULL: every workspace file), inside the scans, so the per-term cap and the
 `p_top` cut count only what the caller may show: the per-tick context's manual section passes
@@ -53,16 +59,23 @@ OWNER_SEARCH_VECTOR_SQL = (
 KEYWORD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
-    p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL
+    p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL, p_all_first boolean DEFAULT false
 ) RETURNS TABLE(id bigint, weight double precision)
 LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
 SET search_path = pg_catalog, public, pg_temp SET enable_seqscan = off AS $fn$
 DECLARE
+    terms text[] := '{}';
     scans text[] := '{}';
+    found bigint[];
     owned bigint;
     -- The owner lexemes a chunk must hold besides the term (OWNER_SEARCH_VECTOR_SQL, in recall/row_security.py):
     -- the global rows' alone for a global search, the trader's or the global rows' for a trader's.
     owners text := '''owner 0''';
+    -- The trader's scope and the caller's narrowing, tested on each row a scan fetches.
+    filter text := ' AND ((COALESCE(c.owner_id, 0) = $1'
+        ' AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
+        ' OR COALESCE(c.owner_id, 0) = 0) AND ($3::text[] IS NULL OR c.source = ANY($3))'
+        ' AND ($7::text IS NULL OR c.source <> ''workspace'' OR regexp_like(c.path, $7, ''i''))';
 BEGIN
     IF p_owner IS NOT NULL AND NOT COALESCE(public.access_scope_sealed() AND (
         p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
@@ -80,18 +93,30 @@ BEGIN
         END;
     END IF;
     FOR i IN 1 .. COALESCE(array_length(p_lexemes, 1), 0) LOOP
-        scans := scans || format(
-            '(SELECT c.id, %s AS term FROM public.recall_chunks c WHERE @OWNER_SEARCH_VECTOR@ @@ %L::tsquery'
-            ' AND ((COALESCE(c.owner_id, 0) = $1'
-            ' AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
-            ' OR COALESCE(c.owner_id, 0) = 0) AND ($3::text[] IS NULL OR c.source = ANY($3))'
-            ' AND ($7::text IS NULL OR c.source <> ''workspace'' OR regexp_like(c.path, $7, ''i'')) LIMIT $4)',
-            i, '''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || '''' || COALESCE(' & ' || owners, '')
-        );
+        terms := terms || ('''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || '''');
     END LOOP;
-    IF cardinality(scans) = 0 THEN
+    IF cardinality(terms) = 0 THEN
         RETURN;
     END IF;
+    IF p_all_first AND cardinality(terms) > 1 THEN
+        -- The chunks holding every term (at most p_per_term_cap of them), newest first: p_top of them are the answer.
+        EXECUTE format(
+            'SELECT (array_agg(m.id ORDER BY m.id DESC))[1:$6] FROM (SELECT c.id FROM public.recall_chunks c'
+            ' WHERE @OWNER_SEARCH_VECTOR@ @@ %L::tsquery%s LIMIT $4) AS m',
+            array_to_string(terms, ' & ') || COALESCE(' & ' || owners, ''), filter
+        ) INTO found USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top, p_workspace_path;
+        IF COALESCE(cardinality(found), 0) >= p_top THEN
+            RETURN QUERY SELECT f.id, (SELECT SUM(w) FROM unnest(p_weights) AS w) FROM unnest(found) AS f(id);
+            RETURN;
+        END IF;
+    END IF;
+    FOR i IN 1 .. cardinality(terms) LOOP
+        scans := scans || format(
+            '(SELECT c.id, %s AS term FROM public.recall_chunks c'
+            ' WHERE @OWNER_SEARCH_VECTOR@ @@ %L::tsquery%s LIMIT $4)',
+            i, terms[i] || COALESCE(' & ' || owners, ''), filter
+        );
+    END LOOP;
     RETURN QUERY EXECUTE format(
         'SELECT m.id, SUM(($5::double precision[])[m.term]) AS weight FROM (%s) AS m'
         ' GROUP BY m.id ORDER BY weight DESC, m.id DESC LIMIT $6',
@@ -101,7 +126,7 @@ END
 $fn$
 """.replace("@OWNER_SEARCH_VECTOR@", OWNER_SEARCH_VECTOR_SQL.format(alias="c.").replace("'", "''"))
 KEYWORD_FUNCTION_SIGNATURE = (
-    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text)"
+    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text, boolean)"
 )
 
 KEYWORD_CANDIDATES = DefinerFunction(KEYWORD_FUNCTION_SIGNATURE, KEYWORD_FUNCTION)

@@ -47,6 +47,14 @@ def test_fetch_terms_are_held_rarest_first_and_never_empty_when_one_is_held(quer
         assert fetched[0] == min(held, key=lambda term: (term.df, term.lexeme))
 
 
+@given(terms, st.integers(min_value=1, max_value=5000))
+def test_all_terms_first_only_when_the_conjunction_could_fill_the_candidates(fetch, top):
+    """Several terms, each held by at least `top` chunks: below that, the chunks holding every term cannot
+    number `top`, and the scan for them would be time lost."""
+    first = bm25.all_terms_first(fetch, top)
+    assert first == (len(fetch) > 1 and all(term.df >= top for term in fetch))
+
+
 @given(st.integers(min_value=1, max_value=50), st.integers(min_value=1, max_value=50), st.integers(1, 2000))
 def test_more_occurrences_score_higher_and_longer_chunks_lower(tf, extra, length):
     idfs = {"stop": 2.0}

@@ -1,7 +1,7 @@
 """Recall's migrations on a database from before them: 0003 (one manual per deployment scope) is refused with
 the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
-re-indexes the chunks already there with every word and counts their lexemes again; 0005 leaves one keyword
-candidate function, whose seven-argument calls keep their meaning; 0010 moves back into their rows the embeddings
+re-indexes the chunks already there with every word and counts their lexemes again; 0005 and 0012 leave one
+keyword candidate function, whose shorter calls keep their meaning; 0010 moves back into their rows the embeddings
 stored out of line, and keeps new ones there."""
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE, RULE = ("recall", "0002_lexeme_stats"), ("recall", "0003_one_manual_per_deployment")
 SEVEN_ARGUMENTS = "recall_keyword_candidates(text[],double precision[],bigint,bigint,text[],integer,integer)"
-# The seven-argument form as a database from before recall 0005 holds it (its body does not matter here).
-OLD_KEYWORD_FUNCTION = f"""
-CREATE FUNCTION public.{SEVEN_ARGUMENTS.replace(",", ", ")} RETURNS TABLE(id bigint, weight double precision)
+EIGHT_ARGUMENTS = SEVEN_ARGUMENTS.replace(")", ",text)")
+NINE_ARGUMENTS = EIGHT_ARGUMENTS.replace(")", ",boolean)")
+# An older form as a database from before recall 0005 (seven arguments) or 0012 (eight) holds it; its body does
+# not matter here.
+OLD_KEYWORD_FUNCTION = """
+CREATE FUNCTION public.{signature} RETURNS TABLE(id bigint, weight double precision)
 LANGUAGE sql STABLE AS $$ SELECT NULL::bigint, NULL::double precision WHERE false $$
 """
 
@@ -152,26 +155,38 @@ def lexemes(path: str) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def test_0005_leaves_one_keyword_function_and_a_seven_argument_call_keeps_its_meaning(owner):
+@pytest.mark.parametrize(
+    ("before", "signature"),
+    [(RULE, SEVEN_ARGUMENTS), (("recall", "0011_hnsw_ef_construction_400"), EIGHT_ARGUMENTS)],
+    ids=["0005", "0012"],
+)
+def test_0005_and_0012_leave_one_keyword_function_and_shorter_calls_keep_their_meaning(owner, before, signature):
     services.document_upsert(owner=owner, path="notes.md", content="# Notes\nbreakout\n", source="workspace")
     with as_owner():
-        migrate(RULE)
+        migrate(before)
         try:
             with connection.cursor() as cursor:
-                cursor.execute(OLD_KEYWORD_FUNCTION)
+                cursor.execute(OLD_KEYWORD_FUNCTION.format(signature=signature.replace(",", ", ")))
         finally:
             migrate(latest())
             policies.install()  # as after every migrate
         with connection.cursor() as cursor:
             cursor.execute("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'recall_keyword_candidates'")
-            assert [row[0] for row in cursor.fetchall()] == [SEVEN_ARGUMENTS.replace(")", ",text)")]
+            assert [row[0] for row in cursor.fetchall()] == [NINE_ARGUMENTS]
     call = "SELECT count(*) FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 9, 9{})"
     with scope.owner_scope(owner), connection.cursor() as cursor:
         counts = []
-        for extra, params in (("", []), (", NULL", []), (", %s", [r"(^|/)trading_manual\.md$"])):
+        manual = r"(^|/)trading_manual\.md$"
+        for extra, params in (
+            ("", []),
+            (", NULL", []),
+            (", %s", [manual]),
+            (", NULL, true", []),
+            (", %s, false", [manual]),
+        ):
             cursor.execute(call.format(extra), [owner.pk, *params])
             counts.append(cursor.fetchone()[0])
-    assert counts == [1, 1, 0]  # the manual only: notes.md is not it
+    assert counts == [1, 1, 0, 1, 0]  # the manual only: notes.md is not it
 
 
 # Every value of the rows written anew, as an insert writes them.

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from access import scope
-from recall import selectors, services
+from recall import bm25, selectors, services
 from recall.models import FTS_CONFIG, Chunk
 from recall.row_security import KEYWORD_FUNCTION, OWNER_SEARCH_VECTOR_SQL
 from tests.dbroles import owner_connection
@@ -91,3 +91,78 @@ def test_the_fetch_returns_the_traders_and_the_global_chunks_holding_a_term_and_
     with scope.owner_scope(owner):
         hits = selectors.search(user=owner, query="breakout", backend="fts", k=50, now=NOW).hits
     assert {hit.candidate.path for hit in hits} == {"notes/mine.md", "playbooks/breakouts.md"}
+
+
+CANDIDATES = (
+    "SELECT k.id, k.weight FROM recall_keyword_candidates(ARRAY['breakout', 'retest'], ARRAY[2.0, 3.0]::float8[],"
+    " %s, NULL, NULL, %s, %s, NULL, %s) AS k ORDER BY k.weight DESC, k.id DESC"
+)
+
+
+def candidates(user, per_term_cap: int, top: int, all_first: bool) -> list[tuple[int, float]]:
+    with scope.owner_scope(user), connection.cursor() as cursor:
+        cursor.execute(CANDIDATES, [user.pk, per_term_cap, top, all_first])
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def test_all_terms_first_returns_the_newest_chunks_holding_every_term_as_the_term_scans_would(owner, other):
+    """p_all_first: the chunks holding both terms have the highest idf sum there is, so with `top` of them the
+    conjunction's newest answer alone, weighted with both terms, and only the trader's: another trader's newer
+    chunks holding both never come back. Within the caps the scans term by term give the same answer."""
+    for n in range(3):
+        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
+        index(owner, f"notes/retest-{n}.md", f"# R {n}\nretest only {n}.\n", embed=False)
+    for n in range(4):
+        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+        index(other, f"notes/both-{n}.md", f"# Theirs {n}\nbreakout then retest {n}.\n", embed=False)
+    both = sorted(Chunk.objects.filter(owner=owner, path__startswith="notes/both-").values_list("id", flat=True))
+    expected = [(chunk_id, 5.0) for chunk_id in reversed(both[-3:])]
+    assert candidates(owner, 100, 3, True) == expected
+    assert candidates(owner, 100, 3, False) == expected
+
+
+def test_all_terms_first_with_too_few_chunks_holding_every_term_leaves_the_answer_to_the_term_scans(owner):
+    for n in range(3):
+        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
+        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+    by_terms = candidates(owner, 100, 5, False)
+    assert len(by_terms) == 5 and [weight for _, weight in by_terms] == [5.0, 5.0, 5.0, 2.0, 2.0]
+    assert candidates(owner, 100, 5, True) == by_terms
+
+
+def test_all_terms_first_finds_the_chunks_holding_every_term_past_each_terms_cap(owner):
+    """What the conjunction is for: with each term's scan capped below the chunks holding it, the term scans may
+    never reach a chunk holding both; the conjunction reads those alone."""
+    for n in range(6):
+        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
+        index(owner, f"notes/retest-{n}.md", f"# R {n}\nretest only {n}.\n", embed=False)
+    for n in range(2):
+        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+    both = set(Chunk.objects.filter(owner=owner, path__startswith="notes/both-").values_list("id", flat=True))
+    assert {chunk_id for chunk_id, _ in candidates(owner, 2, 2, True)} == both
+
+
+@pytest.mark.parametrize("df", [bm25.RESCORE_TOP - 1, bm25.RESCORE_TOP])
+def test_the_keyword_side_asks_for_all_terms_first_when_each_term_could_fill_the_candidates(owner, df):
+    """selectors._keyword_candidates passes bm25.all_terms_first of the fetch terms (their df as keyword_query
+    counted it, given here) to the function, and scores what it returns."""
+    for n in range(2):
+        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
+        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+    keywords = selectors.KeywordQuery(
+        idfs={"breakout": 2.0, "retest": 3.0},
+        fetch=[bm25.Term("breakout", df), bm25.Term("retest", df)],
+        readable=4,
+        table_estimate=4,
+        average_length=5.0,
+    )
+    sent = []
+
+    def capture(execute, sql, params, many, context):
+        sent.append(params)
+        return execute(sql, params, many, context)
+
+    with scope.owner_scope(owner), connection.execute_wrapper(capture):
+        found = selectors._keyword_candidates(selectors.SearchScope(owner.pk), keywords, 10)
+    assert sent[0][-2] is (df >= bm25.RESCORE_TOP)
+    assert len(found) == 4  # too few chunks hold both terms: the scans term by term answer either way
