@@ -30,7 +30,7 @@ chunks (``all_terms_first``), the fetch first reads the chunks holding every one
 index for the conjunction; at most ``PER_TERM_CAP``, the newest kept). Those have the highest idf sum there
 is, so when there are ``RESCORE_TOP`` of them they are the candidates and the scans term by term (up to
 ``PER_TERM_CAP`` rows each) are skipped: bench/recall_latency.py's 20,000-chunk trader, the candidate
-function's p50 4.1 → 2.6 ms. Below that df the conjunction cannot reach ``RESCORE_TOP``, and the scan would be
+function's p50 4.3 → 2.4 ms. Below that df the conjunction cannot reach ``RESCORE_TOP``, and the scan would be
 time lost.
 """
 
