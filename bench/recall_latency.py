@@ -1232,20 +1232,6 @@ def keyword_terms(user, queries: list[str]) -> dict[str, float]:
     return out
 
 
-def _candidate_function_args(scope, keywords, limit: int) -> list:
-    """recall_keyword_candidates' arguments as selectors._keyword_candidates passes them (kept in step by hand:
-    a bench diagnostic timing the function alone)."""
-    from recall import bm25
-
-    fetch = [term.lexeme for term in keywords.fetch]
-    sources = list(scope.sources) if scope.sources else None
-    top = max(bm25.RESCORE_TOP, limit)
-    return [
-        fetch, [keywords.idfs[lexeme] for lexeme in fetch], scope.owner_id, scope.deployment_id, sources,
-        bm25.PER_TERM_CAP, top, scope.workspace_path, bm25.all_terms_first(keywords.fetch, top),
-    ]  # fmt: skip
-
-
 def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
     """Where the keyword side's time goes, each question once after a warm pass (sequential, in the trader's
     sealed scope, as the owner; p50 ms): keyword_query's statement; the candidate function alone (the per-term
@@ -1270,7 +1256,7 @@ def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
                 t1 = time.perf_counter()
                 if not keywords.fetch:
                     continue
-                cursor.execute(function_sql, _candidate_function_args(scope, keywords, fetch))
+                cursor.execute(function_sql, selectors.keyword_function_args(scope, keywords, fetch))
                 ids = [row[0] for row in cursor.fetchall()]
                 t2 = time.perf_counter()
                 selectors._keyword_candidates(scope, keywords, fetch)

@@ -257,8 +257,9 @@ _GLOBAL_ROW = "SELECT s.df, s.tokens FROM recall_lexeme_stats s WHERE s.owner_id
 # One chunk's BM25 over the query's terms (recall/bm25.py): setweight marks the query's lexemes 'A' (the
 # indexed vectors carry no weights) and ts_filter keeps them, so only those are unnested; tf is the
 # number of positions, and a term's idf is found by its place in the lexemes (array_position: joining the
-# unnested idfs instead cost a hash join per chunk, 2.4 µs a chunk, 0.5 ms of the 200 candidates' 3.7 at
-# bench/recall_latency.py's 20,000-chunk trader). Parameters: idfs, lexemes, average length, lexemes.
+# unnested idfs instead cost a hash join per chunk; scoring the 200 candidates of bench/recall_latency.py's
+# 20,000-chunk trader took 3.70 ms p50 that way and 3.22 this way, both forms timed interleaved on the same
+# candidates). Parameters: idfs, lexemes, average length, lexemes.
 _BM25 = f"""
     COALESCE((
         SELECT SUM(
@@ -341,25 +342,28 @@ def query_lexemes(query: str) -> list[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:
-    if not keywords.fetch:
-        return {}
-    sources = list(scope.sources) if scope.sources else None
+def keyword_function_args(scope: SearchScope, keywords: KeywordQuery, limit: int) -> list:
+    """recall_keyword_candidates' arguments for a search fetching ``limit`` keyword candidates (also what
+    bench/recall_latency.py times the function alone with)."""
     fetch = [term.lexeme for term in keywords.fetch]
     top = max(bm25.RESCORE_TOP, limit)
-    params = [
-        *keywords.score_params(),
+    return [
         fetch,
         [keywords.idfs[lexeme] for lexeme in fetch],
         scope.owner_id,
         scope.deployment_id,
-        sources,
+        list(scope.sources) if scope.sources else None,
         bm25.PER_TERM_CAP,
         top,
         scope.workspace_path,
         bm25.all_terms_first(keywords.fetch, top),
-        limit,
     ]
+
+
+def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:
+    if not keywords.fetch:
+        return {}
+    params = [*keywords.score_params(), *keyword_function_args(scope, keywords, limit), limit]
     with connection.cursor() as cursor:
         cursor.execute(_KEYWORD, params)
         return {row[0]: float(row[1]) for row in cursor.fetchall()}

@@ -99,6 +99,13 @@ CANDIDATES = (
 )
 
 
+def notes(user, kind: str, count: int) -> None:
+    """`count` one-line notes holding breakout only, retest only or both (`kind`), one chunk each."""
+    words = {"breakout": "breakout only", "retest": "retest only", "both": "breakout then retest"}[kind]
+    for n in range(count):
+        index(user, f"notes/{kind}-{n}.md", f"# {kind} {n}\n{words} {n}.\n", embed=False)
+
+
 def candidates(user, per_term_cap: int, top: int, all_first: bool) -> list[tuple[int, float]]:
     with scope.owner_scope(user), connection.cursor() as cursor:
         cursor.execute(CANDIDATES, [user.pk, per_term_cap, top, all_first])
@@ -109,12 +116,10 @@ def test_all_terms_first_returns_the_newest_chunks_holding_every_term_as_the_ter
     """p_all_first: the chunks holding both terms have the highest idf sum there is, so with `top` of them the
     conjunction's newest answer alone, weighted with both terms, and only the trader's: another trader's newer
     chunks holding both never come back. Within the caps the scans term by term give the same answer."""
-    for n in range(3):
-        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
-        index(owner, f"notes/retest-{n}.md", f"# R {n}\nretest only {n}.\n", embed=False)
-    for n in range(4):
-        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
-        index(other, f"notes/both-{n}.md", f"# Theirs {n}\nbreakout then retest {n}.\n", embed=False)
+    notes(owner, "breakout", 3)
+    notes(owner, "retest", 3)
+    notes(owner, "both", 4)
+    notes(other, "both", 4)
     both = sorted(Chunk.objects.filter(owner=owner, path__startswith="notes/both-").values_list("id", flat=True))
     expected = [(chunk_id, 5.0) for chunk_id in reversed(both[-3:])]
     assert candidates(owner, 100, 3, True) == expected
@@ -122,9 +127,8 @@ def test_all_terms_first_returns_the_newest_chunks_holding_every_term_as_the_ter
 
 
 def test_all_terms_first_with_too_few_chunks_holding_every_term_leaves_the_answer_to_the_term_scans(owner):
-    for n in range(3):
-        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
-        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+    notes(owner, "breakout", 3)
+    notes(owner, "both", 3)
     by_terms = candidates(owner, 100, 5, False)
     assert len(by_terms) == 5 and [weight for _, weight in by_terms] == [5.0, 5.0, 5.0, 2.0, 2.0]
     assert candidates(owner, 100, 5, True) == by_terms
@@ -133,11 +137,9 @@ def test_all_terms_first_with_too_few_chunks_holding_every_term_leaves_the_answe
 def test_all_terms_first_finds_the_chunks_holding_every_term_past_each_terms_cap(owner):
     """What the conjunction is for: with each term's scan capped below the chunks holding it, the term scans may
     never reach a chunk holding both; the conjunction reads those alone."""
-    for n in range(6):
-        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
-        index(owner, f"notes/retest-{n}.md", f"# R {n}\nretest only {n}.\n", embed=False)
-    for n in range(2):
-        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+    notes(owner, "breakout", 6)
+    notes(owner, "retest", 6)
+    notes(owner, "both", 2)
     both = set(Chunk.objects.filter(owner=owner, path__startswith="notes/both-").values_list("id", flat=True))
     assert {chunk_id for chunk_id, _ in candidates(owner, 2, 2, True)} == both
 
@@ -146,9 +148,8 @@ def test_all_terms_first_finds_the_chunks_holding_every_term_past_each_terms_cap
 def test_the_keyword_side_asks_for_all_terms_first_when_each_term_could_fill_the_candidates(owner, df):
     """selectors._keyword_candidates passes bm25.all_terms_first of the fetch terms (their df as keyword_query
     counted it, given here) to the function, and scores what it returns."""
-    for n in range(2):
-        index(owner, f"notes/breakout-{n}.md", f"# B {n}\nbreakout only {n}.\n", embed=False)
-        index(owner, f"notes/both-{n}.md", f"# Both {n}\nbreakout then retest {n}.\n", embed=False)
+    notes(owner, "breakout", 2)
+    notes(owner, "both", 2)
     keywords = selectors.KeywordQuery(
         idfs={"breakout": 2.0, "retest": 3.0},
         fetch=[bm25.Term("breakout", df), bm25.Term("retest", df)],
