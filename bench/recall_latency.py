@@ -822,7 +822,10 @@ class Measured:
         return percentile(values, p)
 
     def plans(self) -> str:
-        plans = [getattr(o, "vector_plan", "") for o in self.outcomes]
+        """The vector side's plans, "beside" when it ran on a second connection (access/beside.py)."""
+        plans = [
+            getattr(o, "vector_plan", "") + (" beside" if beside_wait(o) is not None else "") for o in self.outcomes
+        ]
         counts = {p: plans.count(p) for p in dict.fromkeys(plans) if p}
         return "/".join(f"{p}" if c == len(plans) else f"{p} {c}" for p, c in counts.items()) or "-"
 
@@ -841,14 +844,11 @@ def trader_scope(user):
     """A transaction in the trader's sealed scope, as a request runs (here as the tables' owner, who bypasses
     row-level security): the keyword side's SECURITY DEFINER function (today's recall_keyword_candidates, the
     before trees' recall_keyword_matches) answers only for the transaction's sealed trader, and returns nothing
-    without one."""
-    from django.db import connection, transaction
-
+    without one. The scope is the current one too, as in a request, so a read on a second connection
+    (access/beside.py) gets it."""
     from access import scope
 
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            scope.apply_to_cursor(cursor, scope.owner_scope_of(user))
+    with scope.owner_scope(user):
         yield
 
 
@@ -1437,11 +1437,26 @@ def print_top_statements(limit: int = 8) -> None:
 # -- output ----------------------------------------------------------------------------------------------
 
 
+def beside_wait(outcome) -> float | None:
+    """Seconds the search waited for its vector side after the keyword side, when that side ran on a second
+    connection (access/beside.py: its statements are not on the connection the bench times); else None."""
+    if not getattr(outcome, "vector_beside", False):
+        return None
+    return outcome.timings_ms.get("vector_ms", 0.0) / 1000
+
+
 def split_cells(m: Measured) -> list[str]:
     """p50 ms of each statement kind of a label's calls (kw, count, vector incl. its settings, load) and of the
-    rest (the call minus its statements: Python)."""
-    vector = [sum(s for k, s in call if k in ("hnsw", "exact", "set")) for call in m.statements]
-    rest = [total - sum(s for _, s in call) for total, call in zip(m.seconds, m.statements, strict=True)]
+    rest (the call minus its statements: Python). A vector side run beside the keyword side counts as the time the
+    search waited for it after the keyword side."""
+    vector = [
+        sum(s for k, s in call if k in ("hnsw", "exact", "set")) + (beside_wait(outcome) or 0.0)
+        for call, outcome in zip(m.statements, m.outcomes, strict=True)
+    ]
+    rest = [
+        total - sum(s for _, s in call) - (beside_wait(outcome) or 0.0)
+        for total, call, outcome in zip(m.seconds, m.statements, m.outcomes, strict=True)
+    ]
     return [
         ms(m.stat("kw")), ms(m.stat("count")), ms(percentile(vector, 50)), ms(m.stat("load")),
         ms(percentile(rest, 50)),

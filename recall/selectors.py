@@ -16,11 +16,16 @@ absolute scales; hits under ``RECALL_MIN_SCORE`` are dropped unless the caller p
   materialized CTE; when it still comes back short (a scope far narrower than its chunk count says,
   e.g. one deployment's), the exact scan answers. Either way the caller gets k rows whenever k exist.
 
+When both sides have a statement to run, the vector side's runs on a second pooled connection at the same
+time as the keyword side's (access/beside.py), in the same sealed scope, whenever that connection sees what
+the request's transaction sees; otherwise after it, on the request's connection. The answer is the same.
+
 A document with no owner is global (staff playbooks, runbooks) and readable by every trader.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -35,6 +40,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
+from access import beside as access_beside
 from memorysite.text import document_text_out
 from recall import bm25
 from recall.fusion import MAX_QUERY_TERMS, Candidate, FusionConfig, Hit, fuse, normalise_query_terms
@@ -123,6 +129,7 @@ class SearchOutcome:
     hits: list[Hit]
     timings_ms: dict[str, float] = field(default_factory=dict)
     vector_plan: str = ""
+    vector_beside: bool = False  # the vector side ran on a second connection beside the keyword side's
 
     def citations(self) -> list[dict]:
         return [citation(hit) for hit in self.hits]
@@ -197,18 +204,29 @@ def search(
     keywords = keyword_query(scope, query if backend != "vector" else "")
     counts = (keywords.readable, keywords.table_estimate)
     timings["count_ms"] = (time.perf_counter() - started) * 1000
-    if backend in ("hybrid", "fts"):
-        started = time.perf_counter()
-        fts_rows = _keyword_candidates(scope, keywords, fetch)
-        timings["fts_ms"] = (time.perf_counter() - started) * 1000
     if backend in ("hybrid", "vector"):
         if query_embedding is None:
             started = time.perf_counter()
             query_embedding = embedder.embed([query])[0]
             timings["embed_ms"] = (time.perf_counter() - started) * 1000
-        started = time.perf_counter()
         vector = _vector_literal(query_embedding)
-        vec_rows, plan = _vector_candidates(scope, vector, fetch, counts=counts)
+    beside = None
+    if backend == "hybrid" and keywords.fetch and vector is not None:
+        # Both sides have a statement to run: the vector side's runs on a second connection meanwhile, when it
+        # would see what this one does (access/beside.py).
+        beside = access_beside.start(
+            _vector_read(scope, vector, fetch, counts, _own_savepoint), shares_snapshot=keywords.shares_snapshot
+        )
+    if backend in ("hybrid", "fts"):
+        started = time.perf_counter()
+        fts_rows = _keyword_candidates(scope, keywords, fetch)
+        timings["fts_ms"] = (time.perf_counter() - started) * 1000
+    if vector is not None:
+        started = time.perf_counter()  # beside: how long it kept this thread waiting after the keyword side
+        if beside is not None:
+            vec_rows, plan = beside.result()
+        else:
+            vec_rows, plan = _vector_candidates(scope, vector, fetch, counts=counts)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
     candidates = _load_candidates(
@@ -228,7 +246,9 @@ def search(
     texts = _texts([hit.candidate.chunk_id for hit in fused])
     hits = [_with_snippet(hit, texts, terms) for hit in fused]
     timings["fuse_ms"] = (time.perf_counter() - started) * 1000
-    return SearchOutcome(backend=backend, hits=hits, timings_ms=timings, vector_plan=plan)
+    return SearchOutcome(
+        backend=backend, hits=hits, timings_ms=timings, vector_plan=plan, vector_beside=beside is not None
+    )
 
 
 # The query's lexemes as PostgreSQL's own parser and stemmer make them with the chunks' configuration (so
@@ -241,10 +261,11 @@ _QUERY_LEXEMES = f"""
 """  # noqa: S608 (constants)
 # The query's lexemes with each one's df among the scope's readable chunks, and the totals row (lexeme '':
 # readable chunks and their words); the table's size estimate (`pg_class.reltuples`, kept by autovacuum)
-# for the vector side's choice.
+# for the vector side's choice; whether a second connection sees what this transaction sees (access/beside.py).
 _TERM_STATS = f"""
     SELECT t.lexeme, COALESCE(SUM(s.df), 0)::bigint, COALESCE(SUM(s.tokens), 0)::bigint,
-           (SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass)
+           (SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass),
+           {access_beside.SHARES_SNAPSHOT_SQL}
     FROM (({_QUERY_LEXEMES}) UNION ALL SELECT '') AS t
     LEFT JOIN LATERAL ({{owner_rows}}) AS s ON true
     GROUP BY t.lexeme
@@ -292,6 +313,7 @@ class KeywordQuery:
     readable: int
     table_estimate: int
     average_length: float
+    shares_snapshot: bool = False  # access.beside.SHARES_SNAPSHOT_SQL, read with the counts
 
     def ideal(self) -> float:
         """The BM25 of a chunk of average length holding once each of the query's terms that some readable
@@ -317,10 +339,10 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     with connection.cursor() as cursor:
         cursor.execute(_TERM_STATS.format(owner_rows=owner_rows), params)
         rows = cursor.fetchall()
-    readable, tokens, estimate = 0, 0, 0
+    readable, tokens, estimate, shares_snapshot = 0, 0, 0, False
     terms = []
-    for lexeme, df, token_sum, reltuples in rows:
-        estimate = reltuples
+    for lexeme, df, token_sum, reltuples, shared in rows:
+        estimate, shares_snapshot = reltuples, shared
         if lexeme == "":
             readable, tokens = df, token_sum
         else:
@@ -332,6 +354,7 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
         readable=readable,
         table_estimate=max(readable, estimate),
         average_length=tokens / readable if readable else 0.0,
+        shares_snapshot=shares_snapshot,
     )
 
 
@@ -435,20 +458,44 @@ def hnsw_ef_search(readable: int) -> int:
 def _vector_candidates(
     scope: SearchScope, vector: str, limit: int, *, counts: tuple[int, int] | None = None
 ) -> tuple[dict[int, float], str]:
-    where, params = scope.sql()
-    readable, total = counts or readable_chunk_counts(scope)
-    if readable > settings.RECALL_EXACT_SCAN_MAX:
-        with transaction.atomic(), connection.cursor() as cursor:
-            max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
-            cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
-            cursor.execute(_ITERATIVE.format(scope=where), [vector, *params, vector, limit])
-            rows = cursor.fetchall()
-            transaction.set_rollback(True)  # a read-only savepoint: rolling it back ends the SET LOCALs with it
-        if len(rows) >= limit:
-            return {row[0]: float(row[1]) for row in rows}, "hnsw"
+    """The vector side's candidates and plan ("hnsw" or "exact"), read on the request's connection."""
+    read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), _request_savepoint)
     with connection.cursor() as cursor:
+        return read(cursor)
+
+
+def _vector_read(scope: SearchScope, vector: str, limit: int, counts: tuple[int, int], savepoint):
+    """The vector side as a read of a cursor: the request's, or a second connection's (access/beside.py).
+    ``savepoint(cursor)`` opens a savepoint that is rolled back: the iterative scan's settings end with it."""
+
+    def read(cursor) -> tuple[dict[int, float], str]:
+        where, params = scope.sql()
+        readable, total = counts
+        if readable > settings.RECALL_EXACT_SCAN_MAX:
+            with savepoint(cursor):
+                max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
+                cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
+                cursor.execute(_ITERATIVE.format(scope=where), [vector, *params, vector, limit])
+                rows = cursor.fetchall()
+            if len(rows) >= limit:
+                return {row[0]: float(row[1]) for row in rows}, "hnsw"
         cursor.execute(_EXACT.format(scope=where), [vector, *params, vector, limit])
         return {row[0]: float(row[1]) for row in cursor.fetchall()}, "exact"
+
+    return read
+
+
+@contextlib.contextmanager
+def _request_savepoint(cursor):
+    """A savepoint of the request's transaction (Django's), rolled back."""
+    with transaction.atomic():
+        yield
+        transaction.set_rollback(True)
+
+
+def _own_savepoint(cursor):
+    """A savepoint of a psycopg connection's transaction (a second connection's), rolled back."""
+    return cursor.connection.transaction(force_rollback=True)
 
 
 _CANDIDATES = """

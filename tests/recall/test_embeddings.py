@@ -249,7 +249,9 @@ def test_concurrent_first_use_loads_once(embedder, cache_dir, monkeypatch):
     np.testing.assert_allclose(np.vstack(results), embedder.embed(GOLDEN["sentences"][:4]), atol=1e-6)
 
 
-def test_stale_graph_version_is_rebuilt(cache_dir, tmp_path, monkeypatch):
+def test_stale_graph_version_is_rebuilt(embedder, cache_dir, tmp_path, monkeypatch):
+    """A cached graph of another GRAPH_VERSION is built again (``embedder`` puts today's in ``cache_dir``: this test
+    alone, or first of its worker under xdist, would find none to copy)."""
     cache = tmp_path / "cache"
     (cache / embeddings.MODEL_SAFETENSORS_SHA256).mkdir(parents=True)
     shutil.copy(

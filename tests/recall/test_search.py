@@ -19,7 +19,7 @@ from access import scope
 from recall import selectors, services
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus
-from tests.dbroles import owner_connection
+from tests.dbroles import idle_pool_connection, owner_connection
 from tests.factories import DeploymentFactory, UserFactory
 
 NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
@@ -338,6 +338,37 @@ def test_k_results_under_an_owner_filter_and_never_another_owners(owner, exact_s
         assert got == [row[0] for row in expected]
     else:
         assert len(set(got) & {row[0] for row in expected}) >= 8  # HNSW is approximate
+
+
+@pytest.mark.django_db(transaction=True)  # a second connection sees committed rows only
+@pytest.mark.parametrize("exact_scan_max", [10**9, 0], ids=["exact", "hnsw"])
+def test_the_vector_side_beside_the_keyword_side_answers_as_after_it(owner, exact_scan_max):
+    """In the trader's transaction, having written nothing, a hybrid search runs its vector side on a second
+    connection while its keyword side runs (access/beside.py); once the transaction holds a transaction id (as a
+    write gives it) both sides run on its own connection, one after the other. The hits are the same, and the
+    trader's alone: 600 other traders' chunks hold the same words and vectors as near."""
+    rng = np.random.default_rng(9)
+    for n in range(3):
+        _bulk_chunks(UserFactory(), 200, np.random.default_rng(9), path=f"crowd-{n}.md")
+    _bulk_chunks(owner, 200, rng, path="mine.md")
+    with owner_connection() as table_owner:
+        table_owner.execute("ANALYZE recall_chunks")
+    query = _unit(rng)
+
+    def hybrid(*, after_a_write: bool):
+        with override_settings(RECALL_EXACT_SCAN_MAX=exact_scan_max), scope.owner_scope(owner):
+            idle_pool_connection()
+            if after_a_write:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_current_xact_id()")
+            return search(owner, "row 7 17 170", k=10, query_embedding=query, embedder=None, min_score=0)
+
+    beside, after = hybrid(after_a_write=False), hybrid(after_a_write=True)
+    assert (beside.vector_beside, after.vector_beside) == (True, False)
+    assert beside.vector_plan == after.vector_plan == ("exact" if exact_scan_max else "hnsw")
+    assert beside.citations() == after.citations()
+    assert {hit.candidate.found_by for hit in beside.hits} >= {"fts", "vector"}  # both sides answered
+    assert {c["path"] for c in beside.citations()} == {"mine.md"}
 
 
 @pytest.mark.django_db(transaction=True)

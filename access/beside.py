@@ -1,0 +1,125 @@
+"""A read of the request's transaction run on a second pooled connection, beside the request's own.
+
+A transaction's statements run one after another on its connection. A read that needs nothing the
+transaction wrote can run at the same time on another connection in the same sealed scope: a search that
+runs two independent statements runs one here while the other runs on the request's connection.
+
+`start(read, shares_snapshot=…)` returns a `Beside` or None. None means the caller runs the read itself on
+its own connection, as it would without this module. That happens when:
+
+- **No scoped transaction.** No transaction is open, it has failed, or the scope is `NONE`. Outside a
+  transaction our backend writes no scope, so the read would see no owned rows there; beside it, it would.
+- **The snapshot is not shared** (`shares_snapshot`, the value of `SHARES_SNAPSHOT_SQL`, which the caller
+  reads in a statement it runs anyway). Another connection sees what is committed. It does not see the
+  transaction's own writes (`pg_current_xact_id_if_assigned()` is set once it writes or locks a row), nor a
+  REPEATABLE READ or SERIALIZABLE transaction's snapshot. Under READ COMMITTED each statement takes a new
+  snapshot anyway, so a transaction that has written nothing sees what the second connection sees.
+- **No idle pool connection.** The caller waits at most `POOL_WAIT_S` for one: a request never waits on a pool
+  whose connections its own helpers could hold. The caller takes the connection itself: a helper thread may
+  wait for the GIL longer than that.
+- **Every helper thread is busy** (`THREADS` reads are running): a read never queues behind another's.
+
+The read runs in a READ ONLY transaction of its own. The scope is sealed for the second connection's backend
+(`access.scope.apply_to_raw`), and the transaction is rolled back at the end. `read` gets a psycopg cursor
+and must not use Django's connection. The thread does not run in a copy of the caller's context: Django
+keeps a thread's connections in context-local storage (asgiref's `Local`), so a copied context would hand
+the thread the request's own connection. The scope is passed to it instead. An error in the read is raised
+by `result()` as Django's database error, as if the statement had run on the request's connection. A
+statement timeout is therefore still a 503 (memorysite.middleware).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Generic, TypeVar
+
+import psycopg
+from django.db import DEFAULT_DB_ALIAS, connections
+from psycopg_pool import PoolTimeout
+
+from access import scope as access_scope
+
+T = TypeVar("T")
+
+# One row's column: true when another connection sees exactly what this transaction sees (see above).
+SHARES_SNAPSHOT_SQL = (
+    "(pg_current_xact_id_if_assigned() IS NULL AND current_setting('transaction_isolation') = 'read committed')"
+)
+# How long the caller waits for an idle pool connection. The pool refuses a wait of 0 even when a connection is
+# idle (psycopg_pool), and a wait makes the pool open another connection when it has room, for the next read.
+POOL_WAIT_S = 0.0005
+# Helper threads per process: gunicorn runs 4 threads per worker (Dockerfile, memorysite/launcher.py), so each
+# request thread can have its read beside it. Past that, callers run their reads themselves.
+THREADS = 4
+
+_lock = threading.Lock()
+_helpers: tuple[int, ThreadPoolExecutor, threading.BoundedSemaphore] | None = None  # (pid, threads, free ones)
+
+
+class Beside(Generic[T]):
+    """A read started beside the request's connection."""
+
+    def __init__(self, future: Future):
+        self._future = future
+
+    def result(self) -> T:
+        """The read's result (waiting for it), or its error as Django's."""
+        try:
+            return self._future.result()
+        except psycopg.Error:
+            with connections[DEFAULT_DB_ALIAS].wrap_database_errors:
+                raise
+
+
+def start(read: Callable[[psycopg.Cursor], T], *, shares_snapshot: bool, using: str = DEFAULT_DB_ALIAS):
+    """Run ``read`` on a second connection while the caller goes on (see the module's docstring): a
+    `Beside`, or None when the caller must run it itself."""
+    connection = connections[using]
+    scope = access_scope.current()
+    if not shares_snapshot or scope == access_scope.NONE:
+        return None
+    if connection.connection is None or not connection.in_atomic_block or connection.needs_rollback:
+        return None
+    pool = getattr(connection, "pool", None)  # PostgreSQL's wrapper has it (None without a pool); stubs do not
+    if pool is None:
+        return None
+    threads, free = _threads()
+    if not free.acquire(blocking=False):
+        return None  # every helper is busy: a read never queues behind another's
+    try:
+        raw = pool.getconn(timeout=POOL_WAIT_S)
+    except PoolTimeout:
+        free.release()
+        return None
+    try:
+        return Beside[T](threads.submit(_run, pool, raw, scope, read, free))
+    except BaseException:
+        pool.putconn(raw)
+        free.release()
+        raise
+
+
+def _threads() -> tuple[ThreadPoolExecutor, threading.BoundedSemaphore]:
+    """The process's helper threads and how many of them are free (made again in a forked child: threads do not
+    survive a fork)."""
+    global _helpers
+    with _lock:
+        if _helpers is None or _helpers[0] != os.getpid():
+            threads = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="db-beside")
+            _helpers = (os.getpid(), threads, threading.BoundedSemaphore(THREADS))
+        return _helpers[1], _helpers[2]
+
+
+def _run(pool, raw: psycopg.Connection, scope: access_scope.Scope, read: Callable[[psycopg.Cursor], T], free):
+    try:
+        with raw.transaction(force_rollback=True):
+            raw.execute("SET TRANSACTION READ ONLY")
+            access_scope.apply_to_raw(raw, scope)
+            with raw.cursor() as cursor:
+                return read(cursor)
+    finally:
+        pool.putconn(raw)
+        free.release()
