@@ -5,8 +5,8 @@
 
 Indexes a collection as bench/recall_quality.py does (one trader, services.document_upsert and embed_pending),
 then for each query takes both sides' candidates exactly as recall.selectors.search does (keyword_query,
-_keyword_candidates and _vector_candidates with search's fetch of 40 a side, each candidate scored on both sides
-by _load_candidates) and keeps them (--dump writes them as JSON). Every fusion rule below is then applied to the
+selectors._sides with search's fetch of 40 a side, each candidate scored on both sides by its side's statement)
+and keeps them (--dump writes them as JSON). Every fusion rule below is then applied to the
 same candidates, offline, and scored with nDCG@10 and R@10 against the judgments, the documents deduplicated at
 their best chunk. --load skips the indexing and studies dumped candidates (several files: one table each, and a
 line per rule with its worst margin against the better single side across them).
@@ -59,11 +59,9 @@ def dump_candidates(coll, owner, embedder, path_to_id) -> dict:
         search_scope = selectors.SearchScope(owner.pk)
         with scope.owner_scope(owner):
             keywords = selectors.keyword_query(search_scope, text)
-            fts = selectors._keyword_candidates(search_scope, keywords, FETCH)
-            vec, _ = selectors._vector_candidates(
-                search_scope, vector, FETCH, counts=(keywords.readable, keywords.table_estimate)
-            )
-            candidates = selectors._load_candidates(fts, vec, keywords=keywords, vector=vector, with_embeddings=False)
+            candidates = selectors._sides(
+                search_scope, keywords, vector, FETCH, keyword_side=True, with_embeddings=False
+            ).candidates
         out["nonsense" if qid in nonsense else "queries"][qid] = {
             "query": text,
             "judged": coll.qrels.get(qid, {}),
@@ -74,8 +72,8 @@ def dump_candidates(coll, owner, embedder, path_to_id) -> dict:
                     "chunk": c.chunk_id,
                     "bm25": c.fts_rank or 0.0,
                     "cos": c.cosine,
-                    "kw": c.chunk_id in fts,
-                    "vec": c.chunk_id in vec,
+                    "kw": c.found_by in ("fts", "hybrid"),
+                    "vec": c.found_by in ("vector", "hybrid"),
                 }
                 for c in candidates
             ],

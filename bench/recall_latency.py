@@ -784,8 +784,8 @@ def statement_kind(sql: str) -> str:
     _KEYWORD over recall_keyword_candidates, BM25-scored; before, ts_rank over recall_keyword_matches or the
     trader's rows), count (today keyword_query's _TERM_STATS: the terms' df, the readable count and reltuples in
     one statement; before, readable_chunk_counts' Document sum and reltuples), set (the iterative scan's
-    settings), hnsw, exact, load (_CANDIDATES: the union, each scored on both sides; and today _TEXTS,
-    the hits' texts)."""
+    settings), hnsw, exact (today each side's statement reads its candidates whole, scored on both sides), load
+    (today _TEXTS, the hits' texts; before, also _CANDIDATES: the union read apart, scored on both sides)."""
     if sql.startswith("SET") or "set_config('hnsw." in sql:
         return "set"
     if "[m.term]" in sql or " AS term FROM public.recall_chunks" in sql:  # pg_stat_statements' nested statements
@@ -794,13 +794,16 @@ def statement_kind(sql: str) -> str:
         return "kw"
     if "recall_lexeme_stats" in sql or "chunk_count" in sql or "reltuples" in sql:
         return "count"
+    if "<=>" in sql and EXACT_ORDER.search(sql):  # ordered by the distance + 0 (+ $n in pg_stat_statements)
+        return "exact"
     if "h.distance" in sql or "nearest AS MATERIALIZED" in sql:  # the HNSW statement: 4e0344f / since
         return "hnsw"
     if "c.id = ANY(" in sql or '"recall_chunks"."path"' in sql:
         return "load"
-    if "<=>" in sql and "recall_chunks c" in sql:  # ordered by the distance + 0 (+ $n in pg_stat_statements)
-        return "exact"
     return "other"
+
+
+EXACT_ORDER = re.compile(r"<=> (%s|\$\d+)::vector\) \+ (0|\$\d+)")
 
 
 # A tsquery OR-ing the lexemes of a text[] (each quoted, \ and ' escaped, as tsquery input wants): the
@@ -1017,7 +1020,8 @@ def keyword_call(user, query: str):
 
 
 def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef: int):
-    """The iterative HNSW statement as _vector_candidates sends it (its max_scan_tuples), at hnsw.ef_search = ef."""
+    """The iterative HNSW scan as _vector_read sends it (its max_scan_tuples; the ids and distances, without the
+    candidates' columns), at hnsw.ef_search = ef."""
     from django.db import connection, transaction
 
     from recall import selectors
@@ -1139,7 +1143,7 @@ def raw_recall(user, queries: list[str], vectors, ef: int, reference: dict[str, 
     got, overlaps, lost, seconds = [], [], [], []
     for query in queries:
         t0 = time.perf_counter()
-        rows = {r[0]: float(r[1]) for r in call()}
+        rows = {r[0]: 1 - float(r[1]) for r in call()}  # (id, distance)
         seconds.append(time.perf_counter() - t0)
         got.append(len(rows))
         overlaps.append(len(top_ids(reference[query]) & top_ids(rows)) / K)

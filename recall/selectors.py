@@ -196,13 +196,9 @@ def search(
     fetch = max(k * 4, 40) if backend == "hybrid" else k
     if mmr_lambda is not None or per_source_cap is not None:
         fetch = max(fetch, k * 8)
-    fts_rows: dict[int, float] = {}
-    vec_rows: dict[int, float] = {}
-    plan = ""
     vector = None
     started = time.perf_counter()
     keywords = keyword_query(scope, query if backend != "vector" else "")
-    counts = (keywords.readable, keywords.table_estimate)
     timings["count_ms"] = (time.perf_counter() - started) * 1000
     if backend in ("hybrid", "vector"):
         if query_embedding is None:
@@ -210,28 +206,16 @@ def search(
             query_embedding = embedder.embed([query])[0]
             timings["embed_ms"] = (time.perf_counter() - started) * 1000
         vector = _vector_literal(query_embedding)
-    beside = None
-    if backend == "hybrid" and keywords.fetch and vector is not None:
-        # Both sides have a statement to run: the vector side's runs on a second connection meanwhile, when it
-        # would see what this one does (access/beside.py).
-        beside = access_beside.start(
-            _vector_read(scope, vector, fetch, counts, _own_savepoint), shares_snapshot=keywords.shares_snapshot
-        )
-    if backend in ("hybrid", "fts"):
-        started = time.perf_counter()
-        fts_rows = _keyword_candidates(scope, keywords, fetch)
-        timings["fts_ms"] = (time.perf_counter() - started) * 1000
-    if vector is not None:
-        started = time.perf_counter()  # beside: how long it kept this thread waiting after the keyword side
-        if beside is not None:
-            vec_rows, plan = beside.result()
-        else:
-            vec_rows, plan = _vector_candidates(scope, vector, fetch, counts=counts)
-        timings["vector_ms"] = (time.perf_counter() - started) * 1000
-    started = time.perf_counter()
-    candidates = _load_candidates(
-        fts_rows, vec_rows, keywords=keywords, vector=vector, with_embeddings=mmr_lambda is not None
+    sides = _sides(
+        scope,
+        keywords,
+        vector,
+        fetch,
+        keyword_side=backend in ("hybrid", "fts"),
+        with_embeddings=mmr_lambda is not None,
+        timings=timings,
     )
+    started = time.perf_counter()
     config = FusionConfig(
         w_fts=w_fts,
         w_vec=w_vec,
@@ -242,13 +226,60 @@ def search(
         keyword_ideal=keywords.ideal() if backend != "vector" else 0.0,
     )
     terms = normalise_query_terms(query)
-    fused = fuse(candidates, k=k, config=config, now=now)
+    fused = fuse(sides.candidates, k=k, config=config, now=now)
     texts = _texts([hit.candidate.chunk_id for hit in fused])
     hits = [_with_snippet(hit, texts, terms) for hit in fused]
     timings["fuse_ms"] = (time.perf_counter() - started) * 1000
     return SearchOutcome(
-        backend=backend, hits=hits, timings_ms=timings, vector_plan=plan, vector_beside=beside is not None
+        backend=backend, hits=hits, timings_ms=timings, vector_plan=sides.vector_plan, vector_beside=sides.beside
     )
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Both sides' candidates, each scored on both (``_candidates``)."""
+
+    candidates: list[Candidate]
+    vector_plan: str = ""  # "hnsw" or "exact" when the vector side ran
+    beside: bool = False  # the vector side ran on a second connection while the keyword side ran
+
+
+def _sides(
+    scope: SearchScope,
+    keywords: KeywordQuery,
+    vector: str | None,
+    fetch: int,
+    *,
+    keyword_side: bool,
+    with_embeddings: bool,
+    timings: dict[str, float] | None = None,
+) -> Sides:
+    """Each side's ``fetch`` candidates (the keyword side's when ``keyword_side``, the vector side's when there is
+    a query ``vector``), each read whole and scored on both sides by its own side's statement. When both sides
+    have a statement to run, the vector side's runs on a second connection meanwhile if that connection sees
+    what this one does (access/beside.py)."""
+    timings = {} if timings is None else timings
+    keyword_rows: list[tuple] = []
+    vector_rows: list[tuple] = []
+    plan = ""
+    counts = (keywords.readable, keywords.table_estimate)
+    read = None if vector is None else _vector_read(scope, vector, fetch, counts, keywords, with_embeddings)
+    beside = None
+    if read is not None and keyword_side and keywords.fetch:
+        beside = access_beside.start(read(_own_savepoint), shares_snapshot=keywords.shares_snapshot)
+    if keyword_side:
+        started = time.perf_counter()
+        keyword_rows = _keyword_rows(scope, keywords, fetch, vector=vector, with_embeddings=with_embeddings)
+        timings["fts_ms"] = (time.perf_counter() - started) * 1000
+    if read is not None:
+        started = time.perf_counter()  # beside: how long it kept this thread waiting after the keyword side
+        if beside is not None:
+            vector_rows, plan = beside.result()
+        else:
+            with connection.cursor() as cursor:
+                vector_rows, plan = read(_request_savepoint)(cursor)
+        timings["vector_ms"] = (time.perf_counter() - started) * 1000
+    return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None)
 
 
 # The query's lexemes as PostgreSQL's own parser and stemmer make them with the chunks' configuration (so
@@ -294,13 +325,28 @@ _BM25 = f"""
     ), 0)
 """  # noqa: S608 (constants)
 
+# What a candidate is read with, after its id and its two scores (recall.fusion.Candidate; ``_candidates``): of
+# the document's metadata only "evergreen" (recall/fusion.py's decay), NULL when absent as it mostly is; and the
+# embedding when MMR wants it (``{embedding}``). Not its text, mostly stored out of line (TOAST): ``_TEXTS`` reads
+# the hits'. Each side's statement reads its own candidates' columns, so no statement reads the union afterwards.
+_CANDIDATE_COLUMNS = """
+    c.document_id, c.path, c.start_line, c.end_line, c.source, c.updated_at, d.metadata -> 'evergreen',
+    c.owner_id IS NULL AS staff_document {embedding}
+"""
+
 # recall/row_security.py's SECURITY DEFINER function fetches (under the trader's scope, through the GIN
-# index) the chunks with the highest idf sum; they are scored exactly here, under row-level security.
+# index) the chunks with the highest idf sum; they are scored exactly here, under row-level security, and the
+# best ``limit`` read whole, with their cosine when there is a query vector (``{cosine}``). ``{bm25}``: _BM25.
 _KEYWORD = f"""
-    SELECT c.id, {_BM25} AS score FROM recall_chunks c
-    WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s, %s) AS k)
-    ORDER BY score DESC, c.id
-    LIMIT %s
+    SELECT b.id, b.score, {{cosine}}, {_CANDIDATE_COLUMNS}
+    FROM (
+        SELECT c.id, {{bm25}} AS score FROM recall_chunks c
+        WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s, %s) AS k)
+        ORDER BY score DESC, c.id
+        LIMIT %s
+    ) AS b
+    JOIN recall_chunks c ON c.id = b.id JOIN recall_documents d ON d.id = c.document_id
+    ORDER BY b.score DESC, b.id
 """  # noqa: S608 (constants)
 
 
@@ -383,18 +429,38 @@ def keyword_function_args(scope: SearchScope, keywords: KeywordQuery, limit: int
     ]
 
 
-def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:
+def _keyword_rows(
+    scope: SearchScope, keywords: KeywordQuery, limit: int, *, vector: str | None, with_embeddings: bool
+) -> list[tuple]:
+    """The keyword side's best ``limit`` candidates, read whole (``_KEYWORD``)."""
     if not keywords.fetch:
-        return {}
+        return []
+    sql = _KEYWORD.format(
+        bm25=_BM25, cosine="NULL" if vector is None else _COSINE, embedding=", c.embedding" if with_embeddings else ""
+    )
     params = [*keywords.score_params(), *keyword_function_args(scope, keywords, limit), limit]
     with connection.cursor() as cursor:
-        cursor.execute(_KEYWORD, params)
-        return {row[0]: float(row[1]) for row in cursor.fetchall()}
+        cursor.execute(sql, [*([] if vector is None else [vector]), *params])
+        return cursor.fetchall()
 
 
+def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:
+    """The keyword side's candidates and their BM25."""
+    rows = _keyword_rows(scope, keywords, limit, vector=None, with_embeddings=False)
+    return {row[0]: float(row[1]) for row in rows}
+
+
+# The vector side's candidates (``{nearest}``: their ids and distances, nearest first) read whole, with their BM25
+# when the query has a term some readable chunk holds (``{keyword_score}``).
+_VECTOR = f"""
+    WITH nearest AS MATERIALIZED ({{nearest}})
+    SELECT n.id, {{keyword_score}}, 1 - n.distance AS cosine, {_CANDIDATE_COLUMNS}
+    FROM nearest n JOIN recall_chunks c ON c.id = n.id JOIN recall_documents d ON d.id = c.document_id
+    ORDER BY n.distance, n.id
+"""  # noqa: S608 (constants)
 # Exact: ordering by an expression the HNSW index cannot serve keeps the planner on the owner index.
 _EXACT = """
-    SELECT c.id, 1 - (c.embedding <=> %s::vector) AS cosine FROM recall_chunks c
+    SELECT c.id, c.embedding <=> %s::vector AS distance FROM recall_chunks c
     WHERE c.embedding IS NOT NULL AND {scope}
     ORDER BY (c.embedding <=> %s::vector) + 0, c.id
     LIMIT %s
@@ -406,20 +472,16 @@ _EXACT = """
 # enable_sort off: the planner's cost of HNSW grows with ef_search while it thinks a distance costs next to
 # nothing, so at a high ef_search it takes an exact scan and sort of every readable row (14 ms for 10k
 # chunks instead of 2); off, the only plan without a sort below the CTE is the HNSW index scan. The
-# settings end with _vector_candidates' savepoint, not the caller's transaction.
+# settings end with _vector_read's savepoint, not the caller's transaction.
 _ITERATIVE_SETTINGS = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true),"
     " set_config('hnsw.max_scan_tuples', %s, true), set_config('enable_sort', 'off', true)"
 )
 _ITERATIVE = """
-    WITH nearest AS MATERIALIZED (
-        SELECT c.id, c.embedding <=> %s::vector AS distance FROM recall_chunks c
-        WHERE c.embedding IS NOT NULL AND {scope}
-        ORDER BY c.embedding <=> %s::vector
-        LIMIT %s
-    )
-    SELECT n.id, 1 - n.distance AS cosine FROM nearest n
-    ORDER BY n.distance, n.id
+    SELECT c.id, c.embedding <=> %s::vector AS distance FROM recall_chunks c
+    WHERE c.embedding IS NOT NULL AND {scope}
+    ORDER BY c.embedding <=> %s::vector
+    LIMIT %s
 """
 
 
@@ -458,29 +520,50 @@ def hnsw_ef_search(readable: int) -> int:
 def _vector_candidates(
     scope: SearchScope, vector: str, limit: int, *, counts: tuple[int, int] | None = None
 ) -> tuple[dict[int, float], str]:
-    """The vector side's candidates and plan ("hnsw" or "exact"), read on the request's connection."""
-    read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), _request_savepoint)
+    """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact")."""
+    read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), None, False)
     with connection.cursor() as cursor:
-        return read(cursor)
+        rows, plan = read(_request_savepoint)(cursor)
+    return {row[0]: float(row[2]) for row in rows}, plan
 
 
-def _vector_read(scope: SearchScope, vector: str, limit: int, counts: tuple[int, int], savepoint):
-    """The vector side as a read of a cursor: the request's, or a second connection's (access/beside.py).
-    ``savepoint(cursor)`` opens a savepoint that is rolled back: the iterative scan's settings end with it."""
+def _vector_read(
+    scope: SearchScope,
+    vector: str,
+    limit: int,
+    counts: tuple[int, int],
+    keywords: KeywordQuery | None,
+    with_embeddings: bool,
+):
+    """The vector side's best ``limit`` candidates read whole (``_VECTOR``), with their BM25 for ``keywords``, as a
+    read of a cursor: the request's or a second connection's (access/beside.py). ``read(savepoint)(cursor)``:
+    ``savepoint(cursor)`` opens a savepoint that is rolled back, which the iterative scan's settings end with."""
+    where, params = scope.sql()
+    readable, total = counts
+    keyword_score, score_params = "NULL", []
+    if keywords is not None and keywords.idfs:
+        keyword_score, score_params = _BM25, keywords.score_params()
+    embedding = ", c.embedding" if with_embeddings else ""
 
-    def read(cursor) -> tuple[dict[int, float], str]:
-        where, params = scope.sql()
-        readable, total = counts
-        if readable > settings.RECALL_EXACT_SCAN_MAX:
-            with savepoint(cursor):
-                max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
-                cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
-                cursor.execute(_ITERATIVE.format(scope=where), [vector, *params, vector, limit])
-                rows = cursor.fetchall()
-            if len(rows) >= limit:
-                return {row[0]: float(row[1]) for row in rows}, "hnsw"
-        cursor.execute(_EXACT.format(scope=where), [vector, *params, vector, limit])
-        return {row[0]: float(row[1]) for row in cursor.fetchall()}, "exact"
+    def statement(nearest: str) -> str:
+        return _VECTOR.format(nearest=nearest.format(scope=where), keyword_score=keyword_score, embedding=embedding)
+
+    statement_params = [vector, *params, vector, limit, *score_params]
+
+    def read(savepoint):
+        def on(cursor) -> tuple[list[tuple], str]:
+            if readable > settings.RECALL_EXACT_SCAN_MAX:
+                with savepoint(cursor):
+                    max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
+                    cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
+                    cursor.execute(statement(_ITERATIVE), statement_params)
+                    rows = cursor.fetchall()
+                if len(rows) >= limit:
+                    return rows, "hnsw"
+            cursor.execute(statement(_EXACT), statement_params)
+            return cursor.fetchall(), "exact"
+
+        return on
 
     return read
 
@@ -498,16 +581,6 @@ def _own_savepoint(cursor):
     return cursor.connection.transaction(force_rollback=True)
 
 
-_CANDIDATES = """
-    SELECT c.id, c.document_id, c.path, c.start_line, c.end_line, c.source, c.updated_at,
-           d.metadata -> 'evergreen', {keyword_score} AS rank, {cosine} AS cosine,
-           c.owner_id IS NULL AS staff_document
-           {embedding}
-    FROM recall_chunks c
-    JOIN recall_documents d ON d.id = c.document_id
-    WHERE c.id = ANY(%s)
-"""
-
 _COSINE = "CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END"
 # The hits' texts, for their snippets: read for the k hits only, after the fusion. A chunk's text is mostly
 # stored out of line (TOAST); reading it for every candidate cost ~1.5 ms of the 2-2.5 ms load at 80
@@ -515,64 +588,37 @@ _COSINE = "CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s:
 _TEXTS = "SELECT c.id, c.text FROM recall_chunks c WHERE c.id = ANY(%s)"
 
 
-def _load_candidates(
-    fts_rows: dict[int, float],
-    vec_rows: dict[int, float],
-    *,
-    keywords: KeywordQuery,
-    vector: str | None,
-    with_embeddings: bool,
-) -> list[Candidate]:
-    """The union of both sides' candidates, each scored on *both* sides (its BM25 and its cosine, found
-    by that side or not), so a chunk one side missed is not scored 0 there; without their texts (``_TEXTS``
-    reads the hits').
-
-    The keyword side scored its own candidates with this BM25 already (``_KEYWORD``): it is computed here
-    for the chunks only the vector side found (CASE evaluates it for those rows alone: each costs ~13 µs of
-    detoasting and unnesting its tsvector); without a query vector there is no cosine to compute (a
-    keyword-only search, such as the per-tick context's manual section, reads rows). Of the document's
-    metadata only "evergreen" is read (recall/fusion.py's decay), NULL when absent as it mostly is."""
-    ids = set(fts_rows) | set(vec_rows)
-    if not ids:
-        return []
-    vector_only = sorted(set(vec_rows) - set(fts_rows)) if keywords.idfs else []
-    sql = _CANDIDATES.format(
-        keyword_score=f"CASE WHEN c.id = ANY(%s) THEN {_BM25} END" if vector_only else "NULL",
-        cosine="NULL" if vector is None else _COSINE,
-        embedding=", c.embedding" if with_embeddings else "",
-    )
-    params = [
-        *([vector_only, *keywords.score_params()] if vector_only else []),
-        *([] if vector is None else [vector]),
-        sorted(ids),
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+def _candidates(keyword_rows: list[tuple], vector_rows: list[tuple], with_embeddings: bool) -> list[Candidate]:
+    """The union of both sides' candidates, each scored on *both* sides (its BM25 and its cosine, found by that
+    side or not: each side's statement computes the other side's score for its own rows), so a chunk one side
+    missed is not scored 0 there. Rows: id, BM25, cosine, then ``_CANDIDATE_COLUMNS``. The BM25 of a vector
+    candidate costs ~13 µs of detoasting and unnesting its tsvector; there is none without a term some readable
+    chunk holds, and no cosine without a query vector (a keyword-only search, such as the per-tick context's
+    manual section)."""
+    found = {row[0]: "fts" for row in keyword_rows}
+    for row in vector_rows:
+        found[row[0]] = "hybrid" if row[0] in found else "vector"
+    rows = {row[0]: row for row in vector_rows} | {row[0]: row for row in keyword_rows}
     candidates = []
-    for row in rows:
-        chunk_id, evergreen = row[0], row[7]
+    for chunk_id, row in rows.items():
+        evergreen = row[9]
         if isinstance(evergreen, str):
             evergreen = json.loads(evergreen)
-        embedding = _parse_vector(row[11]) if with_embeddings else None
-        found = (
-            "hybrid" if chunk_id in fts_rows and chunk_id in vec_rows else "fts" if chunk_id in fts_rows else "vector"
-        )
         candidates.append(
             Candidate(
                 chunk_id=chunk_id,
-                document_id=row[1],
-                path=row[2],
-                start_line=row[3],
-                end_line=row[4],
+                document_id=row[3],
+                path=row[4],
+                start_line=row[5],
+                end_line=row[6],
                 snippet="",
-                source_type=row[5],
-                updated_at=row[6],
+                source_type=row[7],
+                updated_at=row[8],
                 evergreen=bool(evergreen),
-                fts_rank=fts_rows[chunk_id] if chunk_id in fts_rows else float(row[8] or 0.0),
-                cosine=float(row[9]) if row[9] is not None else None,
-                found_by=found,
-                embedding=embedding,
+                fts_rank=float(row[1] or 0.0),
+                cosine=float(row[2]) if row[2] is not None else None,
+                found_by=found[chunk_id],
+                embedding=_parse_vector(row[11]) if with_embeddings else None,
                 staff_document=bool(row[10]),
             )
         )
