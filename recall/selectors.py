@@ -274,10 +274,10 @@ def _sides(
     if read is not None:
         started = time.perf_counter()  # beside: how long it kept this thread waiting after the keyword side
         if beside is not None:
-            vector_rows, plan = beside.result()
+            vector_rows, plan, timings["vector_side_ms"] = beside.result()
         else:
             with connection.cursor() as cursor:
-                vector_rows, plan = read(_request_savepoint)(cursor)
+                vector_rows, plan, timings["vector_side_ms"] = read(_request_savepoint)(cursor)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None)
 
@@ -523,7 +523,7 @@ def _vector_candidates(
     """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact")."""
     read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), None, False)
     with connection.cursor() as cursor:
-        rows, plan = read(_request_savepoint)(cursor)
+        rows, plan, _ = read(_request_savepoint)(cursor)
     return {row[0]: float(row[2]) for row in rows}, plan
 
 
@@ -551,7 +551,9 @@ def _vector_read(
     statement_params = [vector, *params, vector, limit, *score_params]
 
     def read(savepoint):
-        def on(cursor) -> tuple[list[tuple], str]:
+        def on(cursor) -> tuple[list[tuple], str, float]:
+            """The rows, the plan and how long its statements took (ms)."""
+            started = time.perf_counter()
             if readable > settings.RECALL_EXACT_SCAN_MAX:
                 with savepoint(cursor):
                     max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
@@ -559,9 +561,9 @@ def _vector_read(
                     cursor.execute(statement(_ITERATIVE), statement_params)
                     rows = cursor.fetchall()
                 if len(rows) >= limit:
-                    return rows, "hnsw"
+                    return rows, "hnsw", (time.perf_counter() - started) * 1000
             cursor.execute(statement(_EXACT), statement_params)
-            return cursor.fetchall(), "exact"
+            return cursor.fetchall(), "exact", (time.perf_counter() - started) * 1000
 
         return on
 
