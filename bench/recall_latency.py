@@ -3,7 +3,7 @@ RECALL_EXACT_SCAN_MAX sit between the exact vector scan and pgvector's iterative
 
     .venv/bin/python bench/recall_latency.py [--rounds 100] [--warmup 10] [--sizes 10000,100000]
                                              [--pool 2000] [--pool-budget 150] [--noise 0.025] [--explain]
-                                             [--before REV[,REV...]|self]
+                                             [--before REV[,REV...]|self] [--hnsw-builds N] [--hnsw-m 16,24,32]
 
 Text. Chunks are generated, 400-800 words each (chunking's 400-800 token window) in ~14-word lines
 under a "## section" heading, from a mixture of four vocabularies with Zipf-like (1/rank) frequencies:
@@ -1554,6 +1554,68 @@ def print_state_table(state: State, results: dict[str, Measured], floor: float) 
     print_table(headers, rows)
 
 
+HNSW_INDEX = "recall_chunk_embedding"
+
+
+def hnsw_build_study(state: State, vectors, references: dict, ms: list[int], builds: int) -> None:
+    """The HNSW graph differs from one build to the next (pgvector draws each element's level at random, and
+    parallel workers insert in no fixed order), and so does the vector side's recall@10. For each m, the index is
+    built `builds` times (ef_construction as the migrations set it) in a transaction that is rolled back, and the
+    iterative scan is checked against the exact answer at the hnsw.ef_search search would use, each trader's 50
+    questions: recall@10 per build, its spread, the worst question, the build's time and size."""
+    from django.db import connection, transaction
+
+    from recall import selectors
+
+    definition = index_definitions()[HNSW_INDEX]
+    rows = []
+    for m in ms:
+        built = re.sub(r"\bm='?\d+'?", f"m='{m}'", definition)
+        per_size: dict[int, list[float]] = {size: [] for size in state.measured}
+        worst: dict[int, float] = {size: 1.0 for size in state.measured}
+        statement_p50: dict[int, list[float]] = {size: [] for size in state.measured}
+        seconds, sizes = [], []
+        for _ in range(builds):
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SET LOCAL statement_timeout = 0")
+                cursor.execute("SET LOCAL maintenance_work_mem = '512MB'")
+                cursor.execute(f"DROP INDEX {HNSW_INDEX}")
+                t0 = time.perf_counter()
+                cursor.execute(built)
+                seconds.append(time.perf_counter() - t0)
+                cursor.execute(f"SELECT pg_relation_size('{HNSW_INDEX}')")
+                sizes.append(cursor.fetchone()[0])
+                for size in state.measured:
+                    readable, _ = readable_share(state.owners[size])
+                    ef = selectors.hnsw_ef_search(readable)
+                    r = raw_recall(state.owners[size], list(QUERIES), vectors, ef, references[size])
+                    per_size[size].append(r["recall"])
+                    worst[size] = min(worst[size], r["recall_min"])
+                    statement_p50[size].append(r["p50"])
+                transaction.set_rollback(True)
+        for size in state.measured:
+            recalls = per_size[size]
+            rows.append(
+                [
+                    state.name, f"{size:,}", m, " ".join(f"{r:.3f}" for r in recalls),
+                    f"{min(recalls):.3f}", f"{max(recalls) - min(recalls):.3f}", f"{worst[size]:.1f}",
+                    f"{percentile(statement_p50[size], 50):.2f}", f"{sum(seconds) / len(seconds):.1f}",
+                    f"{sum(sizes) / len(sizes) / 2**20:.0f}",
+                ]
+            )  # fmt: skip
+    print(
+        f"\nHNSW builds: {builds} a value of m (ef_construction as migrated), each checked untimed at the"
+        " hnsw.ef_search search uses; recall@10 of the iterative scan per build against the exact answer"
+    )
+    print_table(
+        [
+            "state", "trader", "m", "recall@10 per build", "min", "spread", "worst question", "stmt p50 ms",
+            "build s", "index MB",
+        ],
+        rows,
+    )  # fmt: skip
+
+
 # -- main ------------------------------------------------------------------------------------------------
 
 
@@ -1566,6 +1628,12 @@ def main(argv=None) -> int:
     parser.add_argument("--pool-budget", type=float, default=150.0, help="seconds a run may spend adding to the pool")
     parser.add_argument("--noise", type=float, default=0.025, help="gaussian sigma per dimension of the copies")
     parser.add_argument("--explain", action="store_true", help="full plans for every state (default: 100k states)")
+    parser.add_argument(
+        "--hnsw-builds", type=int, default=0,
+        help="build the HNSW index this many times per --hnsw-m (each in a rolled-back transaction) and print the"
+        " vector side's recall@10 per build: the spread over builds (default 0: none)",
+    )  # fmt: skip
+    parser.add_argument("--hnsw-m", default="16,24,32", help="the m values --hnsw-builds builds with")
     parser.add_argument(
         "--before",
         default=",".join(BEFORE_REVISIONS),
@@ -1829,6 +1897,7 @@ def main(argv=None) -> int:
                     )
 
             # Untimed: the vector side's recall; the keyword side's terms, time and quality.
+            references: dict[int, dict[str, dict[int, float]]] = {}
             print(
                 "\nthe vector side against the exact answer, the 50 questions, untimed (recall@10: top-10 overlap,"
                 " limit 40 as search asks; lost: mean top-10 cosine given up; fused hits: overlap of search's 10 hits"
@@ -1837,7 +1906,7 @@ def main(argv=None) -> int:
             for size in state.measured:
                 user = state.owners[size]
                 readable, total = shares[size]
-                reference = exact_reference(user, list(QUERIES), vectors)
+                reference = references[size] = exact_reference(user, list(QUERIES), vectors)
                 point = {"state": state.name, "size": size, "readable": readable}
                 checks = [("hnsw", lambda u=user, r=reference: recall_check(u, list(QUERIES), vectors, r, 0))]
                 checks += [
@@ -1867,6 +1936,8 @@ def main(argv=None) -> int:
                 point["exact_vec50"] = results[f"{size:,} exact"].vector_statements(50) * 1000
                 point["hnsw_vec50"] = results[f"{size:,} hnsw"].vector_statements(50) * 1000
                 sweep_points.append(point)
+            if args.hnsw_builds:
+                hnsw_build_study(state, vectors, references, [int(m) for m in args.hnsw_m.split(",")], args.hnsw_builds)
             readable_common, table_common = keyword_matches(main_user, COMMON_QUERY)
             readable_rare, table_rare = keyword_matches(main_user, rare_terms)
             matched = question_matches(main_user, list(QUERIES))

@@ -266,7 +266,7 @@ def _sides(
     read = None if vector is None else _vector_read(scope, vector, fetch, counts, keywords, with_embeddings)
     beside = None
     if read is not None and keyword_side and keywords.fetch:
-        beside = access_beside.start(read(_own_savepoint), shares_snapshot=keywords.shares_snapshot)
+        beside = access_beside.start(read(_own_savepoint), keywords.transaction)
     if keyword_side:
         started = time.perf_counter()
         keyword_rows = _keyword_rows(scope, keywords, fetch, vector=vector, with_embeddings=with_embeddings)
@@ -292,11 +292,11 @@ _QUERY_LEXEMES = f"""
 """  # noqa: S608 (constants)
 # The query's lexemes with each one's df among the scope's readable chunks, and the totals row (lexeme '':
 # readable chunks and their words); the table's size estimate (`pg_class.reltuples`, kept by autovacuum)
-# for the vector side's choice; whether a second connection sees what this transaction sees (access/beside.py).
+# for the vector side's choice; what a second connection needs to know of this transaction (access/beside.py).
 _TERM_STATS = f"""
     SELECT t.lexeme, COALESCE(SUM(s.df), 0)::bigint, COALESCE(SUM(s.tokens), 0)::bigint,
            (SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass),
-           {access_beside.SHARES_SNAPSHOT_SQL}
+           {access_beside.STATE_SQL}
     FROM (({_QUERY_LEXEMES}) UNION ALL SELECT '') AS t
     LEFT JOIN LATERAL ({{owner_rows}}) AS s ON true
     GROUP BY t.lexeme
@@ -359,7 +359,8 @@ class KeywordQuery:
     readable: int
     table_estimate: int
     average_length: float
-    shares_snapshot: bool = False  # access.beside.SHARES_SNAPSHOT_SQL, read with the counts
+    # read with the counts (access.beside.STATE_SQL)
+    transaction: access_beside.TransactionState = field(default_factory=access_beside.TransactionState)
 
     def ideal(self) -> float:
         """The BM25 of a chunk of average length holding once each of the query's terms that some readable
@@ -385,10 +386,10 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     with connection.cursor() as cursor:
         cursor.execute(_TERM_STATS.format(owner_rows=owner_rows), params)
         rows = cursor.fetchall()
-    readable, tokens, estimate, shares_snapshot = 0, 0, 0, False
+    readable, tokens, estimate, transaction_state = 0, 0, 0, access_beside.TransactionState()
     terms = []
-    for lexeme, df, token_sum, reltuples, shared in rows:
-        estimate, shares_snapshot = reltuples, shared
+    for lexeme, df, token_sum, reltuples, shared, statement_timeout in rows:
+        estimate, transaction_state = reltuples, access_beside.TransactionState(shared, statement_timeout)
         if lexeme == "":
             readable, tokens = df, token_sum
         else:
@@ -400,7 +401,7 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
         readable=readable,
         table_estimate=max(readable, estimate),
         average_length=tokens / readable if readable else 0.0,
-        shares_snapshot=shares_snapshot,
+        transaction=transaction_state,
     )
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import DataError, InternalError, connection, transaction
+from django.db import DataError, InternalError, OperationalError, connection, transaction
 from psycopg_pool import PoolTimeout
 
 from access import beside, scope
+from memorysite.statement_timeout import local_statement_timeout
 from tests.dbroles import idle_pool_connection, owner_connection
 from tests.factories import SkillFactory, UserFactory
 
@@ -44,7 +45,7 @@ def test_a_read_beside_runs_on_another_connection_in_the_callers_scope_read_only
     owner, _ = traders
     with scope.owner_scope(owner):
         idle_pool_connection()
-        started = beside.start(_seen, shares_snapshot=True)
+        started = beside.start(_seen, beside.state())
         assert started is not None
         owner_id, read_only, pid, skills = started.result()
         assert pid != _backend_pid()
@@ -54,7 +55,7 @@ def test_a_read_beside_runs_on_another_connection_in_the_callers_scope_read_only
 def test_an_elevated_caller_reads_every_traders_rows_beside(traders):
     with transaction.atomic():  # the test's own scope: elevated (tests/conftest.py)
         idle_pool_connection()
-        started = beside.start(_seen, shares_snapshot=True)
+        started = beside.start(_seen, beside.state())
         assert started is not None
         assert started.result()[3] == 4
 
@@ -62,32 +63,37 @@ def test_an_elevated_caller_reads_every_traders_rows_beside(traders):
 def test_no_read_beside_without_a_scoped_transaction_or_a_shared_snapshot(traders):
     owner, _ = traders
     idle_pool_connection()
-    assert beside.start(_seen, shares_snapshot=True) is None  # no transaction: the caller's statements see no scope
+    assert beside.start(_seen, beside.state()) is None  # no transaction: the caller's statements see no scope
     with scope.bound(scope.NONE), transaction.atomic():
-        assert beside.start(_seen, shares_snapshot=True) is None
+        assert beside.start(_seen, beside.state()) is None
     with scope.owner_scope(owner):
-        assert beside.start(_seen, shares_snapshot=False) is None
+        assert beside.start(_seen, beside.TransactionState(shares_snapshot=False, statement_timeout="30s")) is None
 
 
 def test_the_snapshot_is_shared_until_the_transaction_writes_and_only_under_read_committed(traders):
     owner, _ = traders
-
-    def shares() -> bool:
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {beside.SHARES_SNAPSHOT_SQL}")
-            return cursor.fetchone()[0]
-
     with scope.owner_scope(owner):
-        assert shares()
+        assert beside.state().shares_snapshot
         SkillFactory(owner=owner)
-        assert not shares()  # a second connection would not see the new skill
+        assert not beside.state().shares_snapshot  # a second connection would not see the new skill
     with scope.owner_scope(owner):
         with connection.cursor() as cursor:
             cursor.execute("SELECT id FROM skills FOR UPDATE")  # a row lock takes a transaction id too
-        assert not shares()
+        assert not beside.state().shares_snapshot
     with owner_connection() as raw:
         raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-        assert raw.execute(f"SELECT {beside.SHARES_SNAPSHOT_SQL}").fetchone()[0] is False
+        assert raw.execute(f"SELECT {beside.STATE_SQL}").fetchone()[0] is False
+
+
+def test_a_read_beside_runs_under_the_callers_statement_timeout(traders):
+    """A read the caller bounded (memorysite.statement_timeout) is bounded beside it too: cancelled, and raised
+    as Django's error, as the caller's own statement would be."""
+    owner, _ = traders
+    with scope.owner_scope(owner), local_statement_timeout(50):
+        idle_pool_connection()
+        started = beside.start(lambda cursor: cursor.execute("SELECT pg_sleep(5)"), beside.state())
+        with pytest.raises(OperationalError, match="statement timeout"):
+            started.result()
 
 
 def test_an_error_beside_is_raised_as_djangos_and_the_connection_goes_back(traders):
@@ -95,15 +101,15 @@ def test_an_error_beside_is_raised_as_djangos_and_the_connection_goes_back(trade
     with scope.owner_scope(owner):
         idle_pool_connection()
         with pytest.raises(DataError):
-            beside.start(lambda cursor: cursor.execute("SELECT 1 / 0"), shares_snapshot=True).result()
+            beside.start(lambda cursor: cursor.execute("SELECT 1 / 0"), beside.state()).result()
         idle_pool_connection()
         with pytest.raises(InternalError, match="read-only transaction"):
             beside.start(
                 lambda cursor: cursor.execute("INSERT INTO skills (owner_id, name) VALUES (%s, 'x')", [owner.pk]),
-                shares_snapshot=True,
+                beside.state(),
             ).result()
         idle_pool_connection()  # the connections the reads took are back in the pool
-        again = beside.start(_seen, shares_snapshot=True).result()
+        again = beside.start(_seen, beside.state()).result()
         assert again is not None and again[3] == 1
         with connection.cursor() as cursor:
             assert _seen(cursor)[3] == 1  # the caller's transaction is untouched
@@ -120,7 +126,7 @@ def test_with_no_idle_pool_connection_the_caller_runs_the_read(traders):
             except PoolTimeout:
                 break
         try:
-            assert beside.start(_seen, shares_snapshot=True) is None
+            assert beside.start(_seen, beside.state()) is None
         finally:
             for raw in held:
                 pool.putconn(raw)
@@ -140,12 +146,12 @@ def test_with_every_helper_busy_the_caller_runs_the_read(traders):
         for raw in held:
             pool.putconn(raw)
         assert idle_pool_connection() >= beside.THREADS
-        reads = [beside.start(busy, shares_snapshot=True) for _ in range(beside.THREADS)]
+        reads = [beside.start(busy, beside.state()) for _ in range(beside.THREADS)]
         try:
             assert all(running.acquire(timeout=5) for _ in reads)  # each read holds a helper and a connection
-            assert beside.start(_seen, shares_snapshot=True) is None
+            assert beside.start(_seen, beside.state()) is None
         finally:
             release.set()
         assert [read.result() for read in reads] == ["done"] * beside.THREADS
         idle_pool_connection()
-        assert beside.start(_seen, shares_snapshot=True).result()[3] == 1  # helpers free again
+        assert beside.start(_seen, beside.state()).result()[3] == 1  # helpers free again

@@ -346,7 +346,7 @@ def test_the_vector_side_beside_the_keyword_side_answers_as_after_it(owner, exac
     """In the trader's transaction, having written nothing, a hybrid search runs its vector side on a second
     connection while its keyword side runs (access/beside.py); once the transaction holds a transaction id (as a
     write gives it) both sides run on its own connection, one after the other. The hits are the same, and the
-    trader's alone: 600 other traders' chunks hold the same words and vectors as near."""
+    trader's alone: three other traders' 600 chunks hold the same words and the same vectors."""
     rng = np.random.default_rng(9)
     for n in range(3):
         _bulk_chunks(UserFactory(), 200, np.random.default_rng(9), path=f"crowd-{n}.md")
