@@ -88,15 +88,16 @@ _helpers: tuple[int, ThreadPoolExecutor, threading.BoundedSemaphore] | None = No
 class Beside(Generic[T]):
     """A read started beside the request's connection."""
 
-    def __init__(self, future: Future):
+    def __init__(self, future: Future, using: str):
         self._future = future
+        self._using = using
 
     def result(self) -> T:
         """The read's result (waiting for it), or its error as Django's."""
         try:
             return self._future.result()
         except psycopg.Error:
-            with connections[DEFAULT_DB_ALIAS].wrap_database_errors:
+            with connections[self._using].wrap_database_errors:
                 raise
 
 
@@ -116,17 +117,18 @@ def start(read: Callable[[psycopg.Cursor], T], transaction: TransactionState, *,
     threads, free = _threads()
     if not free.acquire(blocking=False):
         return None  # every helper is busy: a read never queues behind another's
+    raw = None
     try:
         raw = pool.getconn(timeout=POOL_WAIT_S)
-    except PoolTimeout:
+        future = threads.submit(_run, pool, raw, scope, transaction.statement_timeout, read, free)
+    except BaseException as error:
+        if raw is not None:
+            pool.putconn(raw)
         free.release()
-        return None
-    try:
-        return Beside[T](threads.submit(_run, pool, raw, scope, transaction.statement_timeout, read, free))
-    except BaseException:
-        pool.putconn(raw)
-        free.release()
+        if isinstance(error, PoolTimeout):
+            return None
         raise
+    return Beside[T](future, using)
 
 
 def _threads() -> tuple[ThreadPoolExecutor, threading.BoundedSemaphore]:
