@@ -72,6 +72,11 @@ selectors._BM25: same idf, lengths and formula); and EXPLAIN (ANALYZE, BUFFERS) 
 iterative one also as the app role under row-level security (full plans for the 100k states, or every
 state with --explain).
 
+With --hnsw-builds N: for each --hnsw-m value, the HNSW index is built N times, each in a transaction that is rolled
+back, and the iterative scan is checked against the exact answer at the hnsw.ef_search search uses (recall@10 per
+build, its spread and worst question, statement p50, build time and index size): the graph, and with it the recall,
+differs from one build to the next. Each build of 100k chunks takes 1-2 minutes here.
+
 Embedding: query latency (each question alone, p50/p95) and indexing throughput (services.embed_pending,
 batches of 32, on 96 pending chunks of the 10k state: chunks/s end to end and model alone).
 
