@@ -101,7 +101,9 @@ class Beside(Generic[T]):
                 raise
 
 
-def start(read: Callable[[psycopg.Cursor], T], transaction: TransactionState, *, using: str = DEFAULT_DB_ALIAS):
+def start(
+    read: Callable[[psycopg.Cursor], T], transaction: TransactionState, *, using: str = DEFAULT_DB_ALIAS
+) -> Beside[T] | None:
     """Run ``read`` on a second connection while the caller goes on (see the module's docstring): a
     `Beside`, or None when the caller must run it itself. ``transaction``: STATE_SQL read in the caller's
     transaction, after its last write (or lock) if any."""

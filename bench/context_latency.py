@@ -434,7 +434,7 @@ def section_read_times(ids: dict[str, int], rounds: int, warmup: int) -> tuple[d
 def statement_kind(sql: str) -> str:
     """Which of the manual section's statements sql is: recall.selectors.keyword_query's stats, the keyword
     candidates (the SECURITY DEFINER function inside the exact BM25 of its best, which are read whole), load (the
-    hits' texts; before ae637b6's successor, also the candidates' rows, read apart), or other."""
+    hits' texts; before 277ab0c, also the candidates' rows, read apart), or other."""
     if "recall_lexeme_stats" in sql:
         return "stats"
     if "recall_keyword_candidates" in sql:

@@ -1563,7 +1563,7 @@ def print_state_table(state: State, results: dict[str, Measured], floor: float) 
 HNSW_INDEX = "recall_chunk_embedding"
 
 
-def hnsw_build_study(state: State, vectors, references: dict, ms: list[int], builds: int) -> None:
+def hnsw_build_study(state: State, vectors, references: dict, m_values: list[int], builds: int) -> None:
     """The HNSW graph differs from one build to the next (pgvector draws each element's level at random, and
     parallel workers insert in no fixed order), and so does the vector side's recall@10. For each m, the index is
     built `builds` times (ef_construction as the migrations set it) in a transaction that is rolled back, and the
@@ -1575,7 +1575,7 @@ def hnsw_build_study(state: State, vectors, references: dict, ms: list[int], bui
 
     definition = index_definitions()[HNSW_INDEX]
     rows = []
-    for m in ms:
+    for m in m_values:
         built = re.sub(r"\bm='?\d+'?", f"m='{m}'", definition)
         per_size: dict[int, list[float]] = {size: [] for size in state.measured}
         worst: dict[int, float] = {size: 1.0 for size in state.measured}

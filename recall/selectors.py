@@ -263,21 +263,24 @@ def _sides(
     vector_rows: list[tuple] = []
     plan = ""
     counts = (keywords.readable, keywords.table_estimate)
-    read = None if vector is None else _vector_read(scope, vector, fetch, counts, keywords, with_embeddings)
+
+    def vector_read(query_vector: str, savepoint):
+        return _vector_read(scope, query_vector, fetch, counts, keywords, with_embeddings, savepoint)
+
     beside = None
-    if read is not None and keyword_side and keywords.fetch:
-        beside = access_beside.start(read(_own_savepoint), keywords.transaction)
+    if vector is not None and keyword_side and keywords.fetch:
+        beside = access_beside.start(vector_read(vector, _own_savepoint), keywords.transaction)
     if keyword_side:
         started = time.perf_counter()
         keyword_rows = _keyword_rows(scope, keywords, fetch, vector=vector, with_embeddings=with_embeddings)
         timings["fts_ms"] = (time.perf_counter() - started) * 1000
-    if read is not None:
+    if vector is not None:
         started = time.perf_counter()  # beside: how long it kept this thread waiting after the keyword side
         if beside is not None:
             vector_rows, plan, timings["vector_side_ms"] = beside.result()
         else:
             with connection.cursor() as cursor:
-                vector_rows, plan, timings["vector_side_ms"] = read(_request_savepoint)(cursor)
+                vector_rows, plan, timings["vector_side_ms"] = vector_read(vector, _request_savepoint)(cursor)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None)
 
@@ -446,7 +449,8 @@ def _keyword_rows(
 
 
 def _keyword_candidates(scope: SearchScope, keywords: KeywordQuery, limit: int) -> dict[int, float]:
-    """The keyword side's candidates and their BM25."""
+    """The keyword side's candidates and their BM25 (the benches' and tests' view of it; search reads them whole:
+    ``_sides``)."""
     rows = _keyword_rows(scope, keywords, limit, vector=None, with_embeddings=False)
     return {row[0]: float(row[1]) for row in rows}
 
@@ -521,10 +525,11 @@ def hnsw_ef_search(readable: int) -> int:
 def _vector_candidates(
     scope: SearchScope, vector: str, limit: int, *, counts: tuple[int, int] | None = None
 ) -> tuple[dict[int, float], str]:
-    """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact")."""
-    read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), None, False)
+    """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact"), read on the request's
+    connection (the benches' and tests' view of it; search reads them whole: ``_sides``)."""
+    read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), None, False, _request_savepoint)
     with connection.cursor() as cursor:
-        rows, plan, _ = read(_request_savepoint)(cursor)
+        rows, plan, _ = read(cursor)
     return {row[0]: float(row[2]) for row in rows}, plan
 
 
@@ -535,10 +540,11 @@ def _vector_read(
     counts: tuple[int, int],
     keywords: KeywordQuery | None,
     with_embeddings: bool,
+    savepoint,
 ):
     """The vector side's best ``limit`` candidates read whole (``_VECTOR``), with their BM25 for ``keywords``, as a
-    read of a cursor: the request's or a second connection's (access/beside.py). ``read(savepoint)(cursor)``:
-    ``savepoint(cursor)`` opens a savepoint that is rolled back, which the iterative scan's settings end with."""
+    read of a cursor: the request's or a second connection's (access/beside.py). ``savepoint(cursor)`` opens a
+    savepoint that is rolled back, which the iterative scan's settings end with."""
     where, params = scope.sql()
     readable, total = counts
     keyword_score, score_params = "NULL", []
@@ -551,22 +557,19 @@ def _vector_read(
 
     statement_params = [vector, *params, vector, limit, *score_params]
 
-    def read(savepoint):
-        def on(cursor) -> tuple[list[tuple], str, float]:
-            """The rows, the plan and how long its statements took (ms)."""
-            started = time.perf_counter()
-            if readable > settings.RECALL_EXACT_SCAN_MAX:
-                with savepoint(cursor):
-                    max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
-                    cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
-                    cursor.execute(statement(_ITERATIVE), statement_params)
-                    rows = cursor.fetchall()
-                if len(rows) >= limit:
-                    return rows, "hnsw", (time.perf_counter() - started) * 1000
-            cursor.execute(statement(_EXACT), statement_params)
-            return cursor.fetchall(), "exact", (time.perf_counter() - started) * 1000
-
-        return on
+    def read(cursor) -> tuple[list[tuple], str, float]:
+        """The rows, the plan and how long its statements took (ms)."""
+        started = time.perf_counter()
+        if readable > settings.RECALL_EXACT_SCAN_MAX:
+            with savepoint(cursor):
+                max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
+                cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
+                cursor.execute(statement(_ITERATIVE), statement_params)
+                rows = cursor.fetchall()
+            if len(rows) >= limit:
+                return rows, "hnsw", (time.perf_counter() - started) * 1000
+        cursor.execute(statement(_EXACT), statement_params)
+        return cursor.fetchall(), "exact", (time.perf_counter() - started) * 1000
 
     return read
 
