@@ -20,7 +20,7 @@ from pgvector.django import HnswIndex, VectorField
 
 from access.models import OwnedModel, OwnedQuerySet
 from ledger.models import DecisionSnapshot, Deployment, Skill, TradeHistory
-from recall.row_security import OWNER_SEARCH_VECTOR_SQL
+from recall.row_security import OWNER_LEXEMES_SQL, OWNER_SEARCH_VECTOR_SQL
 
 EMBEDDING_DIMENSIONS = 384
 PATH_MAX = 500
@@ -33,9 +33,17 @@ MANUAL_PATH_REGEX = r"(^|/)trading_manual\.md$"
 
 
 class OwnerSearchVector(Func):
-    """``search_vector`` with its owner's lexeme (OWNER_SEARCH_VECTOR_SQL), for the GIN index."""
+    """``search_vector`` with its owner's lexeme (OWNER_SEARCH_VECTOR_SQL): recall 0008's GIN index, which 0013
+    replaced with OwnerLexemes'."""
 
     template = OWNER_SEARCH_VECTOR_SQL.format(alias="")
+    output_field = SearchVectorField()
+
+
+class OwnerLexemes(Func):
+    """``search_vector``'s lexemes prefixed with the owner (OWNER_LEXEMES_SQL), for the GIN index."""
+
+    template = OWNER_LEXEMES_SQL.format(alias="")
     output_field = SearchVectorField()
 
 
@@ -172,7 +180,7 @@ class Chunk(models.Model):
             models.CheckConstraint(condition=Q(content_hash__regex=r"^[0-9a-f]{64}$"), name="recall_chunk_hash_sha256"),
         ]
         indexes = [
-            GinIndex(OwnerSearchVector(), name="recall_chunk_owner_fts"),
+            GinIndex(OwnerLexemes(), name="recall_chunk_owner_lexemes"),
             HnswIndex(
                 name="recall_chunk_embedding",
                 fields=["embedding"],

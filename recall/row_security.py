@@ -9,13 +9,12 @@ elevated). It returns chunk ids and the sum of the weights (idf) of the terms ea
 recall/selectors.py scores the best `p_top` exactly, under row-level security. Ties go to the newest
 chunks (the highest ids): a trader's recent notes before old ones.
 
-One scan per term (at most `p_per_term_cap` rows each), each a bitmap scan of the GIN index (below: the term's
-postings and, for a trader holding less than half the table, the owner's). `enable_seqscan` is off inside the
+One scan per term (at most `p_per_term_cap` rows each), each a bitmap scan of the GIN index (below: the trader's
+and the global postings of the term, recall 0013). `enable_seqscan` is off inside the
 function: for a term in a quarter of the chunks the planner chose to read rows in order until enough matched,
 testing `@@` on each, and its cost model does not count the tsvector's detoasting (out of line for every chunk
 of the bench's 400-800 words), so that read took 29 ms where the bitmap scan takes 8 (a 100,000-chunk trader,
-`bench/recall_latency.py`'s chunks, EXPLAIN ANALYZE). A trader holding most of the table gets no owner lexemes:
-intersecting with postings that hold nearly every chunk doubled the fetch's time and filtered nothing out.
+`bench/recall_latency.py`'s chunks, EXPLAIN ANALYZE).
 
 `p_all_first` (recall/bm25.py's all_terms_first: several terms, each held by at least `p_top` readable chunks):
 one scan for the conjunction of every term comes first, at most `p_per_term_cap` rows, the newest `p_top` kept.
@@ -44,17 +43,27 @@ hits; at 200 the plan was the one of 1000.
 
 from access.row_security import DefinerFunction
 
-# The keyword index (recall.models.OwnerSearchVector, recall 0008) holds each chunk's lexemes plus one for its
-# owner: "owner <owner id>", "owner 0" for the global rows (user ids start at 1). The text parser never makes a
-# lexeme holding a space (it splits on every kind of blank; "~7" or "owner" alone it does make), so no text can
-# forge one. The function below asks for `term & ('owner <id>' | 'owner 0')`, and GIN intersects the term's
-# postings with the owner's inside the index: a trader's fetch no longer visits every other owner's rows holding
-# a common term (bench/recall_latency.py's tables, a 500-chunk trader among 100,000 chunks, the slowest
-# question's fetch: 16 ms → 1.7 ms). The owner filter is written on COALESCE(owner_id, 0), the same test, so
-# that the planner does not also AND in the owner btree's bitmap, which the index condition makes redundant.
+# recall 0008's keyword index (recall.models.OwnerSearchVector) held each chunk's lexemes plus one for its owner,
+# "owner <owner id>", and the fetch asked GIN for `term & ('owner <id>' | 'owner 0')`: GIN read the term's postings
+# of every owner and intersected them with the owner's (a 500-chunk trader among 100,000 chunks, the slowest
+# question's fetch: 16 ms → 1.7 ms, against the plain index). Kept for that migration, and for
+# bench/recall_latency.py's before trees, which still ask for it.
 OWNER_SEARCH_VECTOR_SQL = (
     "({alias}search_vector || array_to_tsvector(ARRAY['owner ' || COALESCE({alias}owner_id, 0)::text]))"
 )
+
+# The keyword index since recall 0013 (recall.models.OwnerLexemes) holds each chunk's lexemes prefixed with its
+# owner: "<owner id> <lexeme>", "0 <lexeme>" for the global rows (user ids start at 1). A term's postings in the
+# index are then one owner's alone, and the fetch asks for `'<id> term' | '0 term'`: GIN reads the trader's and the
+# global postings of the term and nothing else, where 0008's index read the term's postings in the whole table and
+# the owner's postings of every chunk, and intersected them (the keyword statement's p50 for the 20,000-chunk trader
+# among 100,000 of bench/recall_latency.py: 9.00 → 7.02 ms; see docs/architecture.md). The text parser never makes
+# a lexeme holding a space (it splits on every kind of blank), so no text can forge another owner's. Lexemes longer
+# than 2,000 bytes (PostgreSQL keeps up to 2,047) are left out of the index, so that no prefix takes one past the
+# limit: no query fetches by such a word. The owner filter is written on COALESCE(owner_id, 0), the same test, so
+# that the planner does not also AND in the owner btree's bitmap, which the index condition makes redundant.
+# The function is recall 0013's (created there, before the index).
+OWNER_LEXEMES_SQL = "recall_owner_lexemes(COALESCE({alias}owner_id, 0), {alias}search_vector)"
 
 KEYWORD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION recall_keyword_candidates(
@@ -64,13 +73,13 @@ CREATE OR REPLACE FUNCTION recall_keyword_candidates(
 LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
 SET search_path = pg_catalog, public, pg_temp SET enable_seqscan = off AS $fn$
 DECLARE
-    terms text[] := '{}';
+    -- The owners whose postings a term's scan reads (OWNER_LEXEMES_SQL): the global rows' alone for a global
+    -- search, the trader's and the global rows' for a trader's.
+    owners text[] := ARRAY['0'];
+    terms text[];
+    every text;
     scans text[] := '{}';
     found bigint[];
-    owned bigint;
-    -- The owner lexemes a chunk must hold besides the term (OWNER_SEARCH_VECTOR_SQL, in recall/row_security.py):
-    -- the global rows' alone for a global search, the trader's or the global rows' for a trader's.
-    owners text := '''owner 0''';
     -- The trader's scope and the caller's narrowing, tested on each row a scan fetches.
     filter text := ' AND ((COALESCE(c.owner_id, 0) = $1'
         ' AND ($2::bigint IS NULL OR c.deployment_id IS NULL OR c.deployment_id = $2))'
@@ -83,27 +92,29 @@ BEGIN
     ), false) THEN
         RETURN;
     END IF;
-    IF p_owner IS NOT NULL THEN
-        SELECT s.df INTO owned FROM public.recall_lexeme_stats s WHERE s.owner_id = p_owner AND s.lexeme = '';
-        owners := CASE
-            WHEN COALESCE(owned, 0) * 2
-                 > (SELECT t.reltuples FROM pg_class t WHERE t.oid = 'public.recall_chunks'::regclass)
-            THEN NULL  -- most of the table is the trader's: the owner postings would filter nothing out
-            ELSE format('(''owner %s'' | ''owner 0'')', p_owner)
-        END;
-    END IF;
-    FOR i IN 1 .. COALESCE(array_length(p_lexemes, 1), 0) LOOP
-        terms := terms || ('''' || replace(replace(p_lexemes[i], '\', '\\'), '''', '''''') || '''');
-    END LOOP;
-    IF cardinality(terms) = 0 THEN
+    IF COALESCE(cardinality(p_lexemes), 0) = 0 THEN
         RETURN;
     END IF;
+    IF p_owner IS NOT NULL THEN
+        owners := ARRAY[p_owner::text, '0'];
+    END IF;
+    -- Each term as a tsquery of its owner lexemes ('<owner> <term>' quoted: a quote doubled, a backslash too),
+    -- `'5 a' | '0 a'`; and every term's, `('5 a' & '5 b') | ('0 a' & '0 b')`.
+    WITH q AS (
+        SELECT u.n, o.k, '''' || replace(replace(o.owner || ' ' || u.lexeme, '\', '\\'), '''', '''''') || '''' AS lexeme
+        FROM unnest(p_lexemes) WITH ORDINALITY AS u(lexeme, n), unnest(owners) WITH ORDINALITY AS o(owner, k)
+    )
+    SELECT (SELECT array_agg(t.query ORDER BY t.n)
+            FROM (SELECT q.n, string_agg(q.lexeme, ' | ' ORDER BY q.k) AS query FROM q GROUP BY q.n) AS t),
+           (SELECT string_agg(t.query, ' | ' ORDER BY t.k)
+            FROM (SELECT q.k, '(' || string_agg(q.lexeme, ' & ' ORDER BY q.n) || ')' AS query FROM q GROUP BY q.k) AS t)
+    INTO terms, every;
     IF p_all_first AND cardinality(terms) > 1 THEN
         -- The chunks holding every term (at most p_per_term_cap of them), newest first: p_top of them are the answer.
         EXECUTE format(
             'SELECT (array_agg(m.id ORDER BY m.id DESC))[1:$6] FROM (SELECT c.id FROM public.recall_chunks c'
-            ' WHERE @OWNER_SEARCH_VECTOR@ @@ %L::tsquery%s LIMIT $4) AS m',
-            array_to_string(terms, ' & ') || COALESCE(' & ' || owners, ''), filter
+            ' WHERE @OWNER_LEXEMES@ @@ %L::tsquery%s LIMIT $4) AS m',
+            every, filter
         ) INTO found USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top, p_workspace_path;
         IF COALESCE(cardinality(found), 0) >= p_top THEN
             RETURN QUERY SELECT f.id, (SELECT SUM(w) FROM unnest(p_weights) AS w) FROM unnest(found) AS f(id);
@@ -113,8 +124,8 @@ BEGIN
     FOR i IN 1 .. cardinality(terms) LOOP
         scans := scans || format(
             '(SELECT c.id, %s AS term FROM public.recall_chunks c'
-            ' WHERE @OWNER_SEARCH_VECTOR@ @@ %L::tsquery%s LIMIT $4)',
-            i, terms[i] || COALESCE(' & ' || owners, ''), filter
+            ' WHERE @OWNER_LEXEMES@ @@ %L::tsquery%s LIMIT $4)',
+            i, terms[i], filter
         );
     END LOOP;
     RETURN QUERY EXECUTE format(
@@ -124,7 +135,7 @@ BEGIN
     ) USING p_owner, p_deployment, p_sources, p_per_term_cap, p_weights, p_top, p_workspace_path;
 END
 $fn$
-""".replace("@OWNER_SEARCH_VECTOR@", OWNER_SEARCH_VECTOR_SQL.format(alias="c.").replace("'", "''"))
+""".replace("@OWNER_LEXEMES@", OWNER_LEXEMES_SQL.format(alias="c."))
 KEYWORD_FUNCTION_SIGNATURE = (
     "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text, boolean)"
 )
