@@ -72,6 +72,12 @@ selectors._BM25: same idf, lengths and formula); and EXPLAIN (ANALYZE, BUFFERS) 
 iterative one also as the app role under row-level security (full plans for the 100k states, or every
 state with --explain).
 
+Layouts, for the vector side's exact statement (where a row's columns sit decides what reading its embedding
+costs): the statement over each measured trader's rows (and the global ones) copied into a table of each layout
+(LAYOUTS: a chunk's row with pgvector's EXTERNAL storage as before recall 0010, with MAIN as today, with the scope's
+columns and the embedding first; a side table of those alone; the same with halfvec), timed interleaved, each one's
+top 10 against today's.
+
 With --hnsw-builds N: for each --hnsw-m value, the HNSW index is built N times, each in a transaction that is rolled
 back, and the iterative scan is checked against the exact answer at the hnsw.ef_search search uses (recall@10 per
 build, its spread and worst question, statement p50, build time and index size): the graph, and with it the recall,
@@ -1493,59 +1499,94 @@ def split_cells(m: Measured) -> list[str]:
     ]  # fmt: skip
 
 
-# recall 0010 keeps each embedding in its row (STORAGE MAIN); pgvector's EXTERNAL moved it out of line for the
-# chunks whose compressed text stayed in theirs. The tables above hold today's layout, before trees included, so
-# the two layouts are compared here: a trader's rows (and the global ones) copied into one table of each, the
-# exact statement timed on both, interleaved.
-STORAGE_TABLES = {"external (before recall 0010)": "bench_vectors_external", "main (recall 0010)": "bench_vectors_main"}
+# The vector side's exact statement costs ~1 µs a row, and most of it is not the distance: PostgreSQL deforms each
+# row up to the last column the statement reads (owner_id, after the embedding and every text column), and the
+# row's width sets the pages read. The tables above hold today's layout, before trees included, so the layouts are
+# compared here: a trader's rows (and the global ones) copied into one table of each, the exact statement timed on
+# each, interleaved; each one's top 10 against today's (halfvec rounds each value to 16 bits). "external":
+# pgvector's default storage, which moved the vector out of line for the chunks whose compressed text stayed in
+# their row (recall 0010 made it MAIN); "scope and embedding first": the chunk's columns reordered; "side table": a
+# table of the id, the scope's columns and the embedding alone, as a side table kept in step by triggers would be.
+SIDE_COLUMNS = "id, owner_id, deployment_id, embedding, source, path"
+LAYOUTS = {
+    "chunk row, external (before recall 0010)": ("bench_layout_external", "vector"),
+    "chunk row, main (recall 0010, today)": ("bench_layout_main", "vector"),
+    "chunk row, scope and embedding first": ("bench_layout_reordered", "vector"),
+    "side table": ("bench_layout_side", "vector"),
+    "side table, halfvec": ("bench_layout_side_half", "halfvec"),
+}
+TODAY_LAYOUT = "chunk row, main (recall 0010, today)"
 
 
-def embedding_storage_ab(owner_id: int, vectors: dict[str, list[float]], rounds: int) -> dict[str, dict]:
+def _create_layout(cursor, table: str, kind: str, owner_id: int) -> None:
+    """`table` holding the trader's and the global rows of recall_chunks, in the layout its name says (LAYOUTS)."""
+    cursor.execute(
+        "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute"
+        " WHERE attrelid = 'recall_chunks'::regclass AND attnum > 0 AND NOT attisdropped"
+    )
+    (columns,) = cursor.fetchone()
+    cursor.execute(f"DROP TABLE IF EXISTS {table}")
+    if table.endswith(("external", "main")):
+        # LIKE copies the generated columns as plain ones: the same values, so the same row layout.
+        cursor.execute(f"CREATE TABLE {table} (LIKE recall_chunks INCLUDING DEFAULTS)")
+        storage = "EXTERNAL" if table.endswith("external") else "MAIN"
+    else:
+        rest = [c for c in columns.split(", ") if c not in SIDE_COLUMNS.split(", ")]
+        columns = ", ".join([SIDE_COLUMNS, *rest]) if table.endswith("reordered") else SIDE_COLUMNS
+        cursor.execute(f"CREATE TABLE {table} AS SELECT {columns} FROM recall_chunks WHERE false")  # noqa: S608
+        storage = "MAIN"
+    cursor.execute(f"ALTER TABLE {table} ALTER COLUMN embedding TYPE {kind}(384)")
+    cursor.execute(f"ALTER TABLE {table} ALTER COLUMN embedding SET STORAGE {storage}")
+    cursor.execute(
+        f"INSERT INTO {table} ({columns}) SELECT {columns.replace('embedding', f'embedding::{kind}')}"  # noqa: S608
+        " FROM recall_chunks WHERE (owner_id = %s OR owner_id IS NULL) AND embedding IS NOT NULL ORDER BY id",
+        [owner_id],
+    )
+    cursor.execute(f"ALTER TABLE {table} ADD PRIMARY KEY (id)")
+    cursor.execute(f"CREATE INDEX ON {table} (owner_id)")
+    cursor.execute(f"VACUUM ANALYZE {table}")
+
+
+def _exact_sql(table: str, kind: str) -> str:
+    return (
+        f"SELECT c.id, 1 - (c.embedding <=> %s::{kind}) FROM {table} c WHERE c.embedding IS NOT NULL"  # noqa: S608
+        f" AND (c.owner_id = %s OR c.owner_id IS NULL) ORDER BY (c.embedding <=> %s::{kind}) + 0, c.id LIMIT 40"
+    )
+
+
+def embedding_layout_ab(owner_id: int, vectors: dict[str, list[float]], rounds: int) -> dict[str, dict]:
     from django.db import connection
 
     from recall.selectors import _vector_literal
 
     literals = [_vector_literal(v) for v in vectors.values()]
+    out: dict[str, dict] = {}
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute"
-            " WHERE attrelid = 'recall_chunks'::regclass AND attnum > 0 AND NOT attisdropped"
-        )
-        (columns,) = cursor.fetchone()
-        out: dict[str, dict] = {}
-        for label, table in STORAGE_TABLES.items():
-            storage = "EXTERNAL" if table.endswith("external") else "MAIN"
-            cursor.execute(f"DROP TABLE IF EXISTS {table}")
-            # LIKE copies the generated columns as plain ones: the same values, so the same row layout.
-            cursor.execute(f"CREATE TABLE {table} (LIKE recall_chunks INCLUDING DEFAULTS)")
-            cursor.execute(f"ALTER TABLE {table} ALTER COLUMN embedding SET STORAGE {storage}")
-            cursor.execute(
-                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM recall_chunks"  # noqa: S608 (our names)
-                " WHERE owner_id = %s OR owner_id IS NULL ORDER BY id",
-                [owner_id],
-            )
-            cursor.execute(f"CREATE INDEX ON {table} (owner_id)")
-            cursor.execute(f"VACUUM ANALYZE {table}")
+        for label, (table, kind) in LAYOUTS.items():
+            _create_layout(cursor, table, kind, owner_id)
             cursor.execute(
                 f"SELECT count(*) FILTER (WHERE pg_column_toast_chunk_id(embedding) IS NOT NULL), count(*),"  # noqa: S608
                 f" pg_relation_size('{table}'), pg_total_relation_size('{table}') FROM {table}"
             )
             outside, rows, heap, total = cursor.fetchone()
-            out[label] = {"outside": outside, "rows": rows, "heap": heap, "total": total, "seconds": []}
+            out[label] = {"outside": outside, "rows": rows, "heap": heap, "total": total, "seconds": [], "top": []}
+        for literal in literals:  # untimed: each layout's top 10 against today's
+            tops = {}
+            for label, (table, kind) in LAYOUTS.items():
+                cursor.execute(_exact_sql(table, kind), [literal, owner_id, literal])
+                tops[label] = {row[0] for row in cursor.fetchall()[:K]}
+            for label, top in tops.items():
+                out[label]["top"].append(len(top & tops[TODAY_LAYOUT]) / K)
         for r in range(rounds):
-            order = list(STORAGE_TABLES.items())
-            for label, table in order if r % 2 else order[::-1]:
-                sql = (
-                    f"SELECT c.id, 1 - (c.embedding <=> %s::vector) FROM {table} c WHERE c.embedding IS NOT NULL"  # noqa: S608
-                    " AND (c.owner_id = %s OR c.owner_id IS NULL) ORDER BY (c.embedding <=> %s::vector) + 0, c.id"
-                    " LIMIT 40"
-                )
-                literal = literals[r % len(literals)]
+            order = list(LAYOUTS.items())
+            order = order[r % len(order) :] + order[: r % len(order)]
+            literal = literals[r % len(literals)]
+            for label, (table, kind) in order:
                 t0 = time.perf_counter()
-                cursor.execute(sql, [literal, owner_id, literal])
+                cursor.execute(_exact_sql(table, kind), [literal, owner_id, literal])
                 cursor.fetchall()
                 out[label]["seconds"].append(time.perf_counter() - t0)
-        for table in STORAGE_TABLES.values():
+        for table, _ in LAYOUTS.values():
             cursor.execute(f"DROP TABLE {table}")
     return out
 
@@ -1891,23 +1932,22 @@ def main(argv=None) -> int:
 
             if not state.single:
                 print(
-                    "\nembedding storage: the exact statement over a trader's rows (+ the global ones) copied into a"
-                    f" table of each layout, {args.rounds} rounds interleaved (vectors out of line / rows; heap size)"
+                    "\nembedding layout: the exact statement over a trader's rows (+ the global ones) copied into a"
+                    f" table of each layout, {args.rounds} rounds interleaved (vectors out of line / rows; heap size;"
+                    " top 10 against today's)"
                 )
                 for size in state.measured:
-                    ab = embedding_storage_ab(state.owners[size].pk, vectors, args.rounds)
-                    before, now = ab.values()
+                    ab = embedding_layout_ab(state.owners[size].pk, vectors, args.rounds)
+                    today = ab[TODAY_LAYOUT]["seconds"]
                     for label, r in ab.items():
+                        share = percentile(r["seconds"], 50) / percentile(today, 50)
                         print(
                             f"  {size:,} {label}: p50 {ms(percentile(r['seconds'], 50))} ms, p95"
-                            f" {ms(percentile(r['seconds'], 95))} ms; {r['outside']:,} of {r['rows']:,} out of"
-                            f" line; heap {r['heap'] / 2**20:.1f} MB, {r['total'] / 2**20:.1f} MB with TOAST"
+                            f" {ms(percentile(r['seconds'], 95))} ms ({share:.2f} of today's p50);"
+                            f" {r['outside']:,} of {r['rows']:,} out of line; heap"
+                            f" {r['heap'] / 2**20:.1f} MB, {r['total'] / 2**20:.1f} MB with TOAST; top 10"
+                            f" {np.mean(r['top']):.3f} (worst {min(r['top']):.1f})"
                         )
-                    print(
-                        f"  {size:,} main / external: p50"
-                        f" {percentile(now['seconds'], 50) / percentile(before['seconds'], 50):.2f}, p95"
-                        f" {percentile(now['seconds'], 95) / percentile(before['seconds'], 95):.2f}"
-                    )
 
             # Untimed: the vector side's recall; the keyword side's terms, time and quality.
             references: dict[int, dict[str, dict[int, float]]] = {}
