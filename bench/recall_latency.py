@@ -78,6 +78,10 @@ costs): the statement over each measured trader's rows (and the global ones) cop
 columns and the embedding first; a side table of those alone; the same with halfvec), timed interleaved, each one's
 top 10 against today's.
 
+HNSW precision: the iterative statement over a full-precision graph (the before trees' index) and over today's
+half-precision one (recall 0014), each at the trader's settings, interleaved, with recall@10 against the exact
+answer and both indexes' sizes.
+
 With --hnsw-builds N: for each --hnsw-m value, the HNSW index is built N times, each in a transaction that is rolled
 back, and the iterative scan is checked against the exact answer at the hnsw.ef_search search uses (recall@10 per
 build, its spread and worst question, statement p50, build time and index size): the graph, and with it the recall,
@@ -91,10 +95,10 @@ settings, beside each before tree's p95 and recall, every row with its per-state
 side's top-10 overlap with exhaustive BM25; for RECALL_EXACT_SCAN_MAX, exact against iterative per trader and
 the readable counts between which the iterative scan starts to win.
 
-A run takes ~11 minutes on 2 cores with the pool cached (the two 100k seeds ~130-150 s each: HNSW build ~22 s,
-the lexeme statistics' backfill ~6 s for one trader's 100k chunks, ~30 s for 200 owners'; the exhaustive BM25
-of the keyword check ~1 s a question at 100k readable); the first run adds up to --pool-budget seconds of
-embedding (filling the 2,000 takes ~5-10 min).
+A run takes ~13 minutes on 2 cores with the pool cached (the two 100k seeds ~170-220 s each: HNSW builds ~40 s
+at half precision and ~50 s at full (the before trees'), the lexeme statistics' backfill ~6 s for one trader's 100k
+chunks, ~15 s for 200 owners'; the exhaustive BM25 of the keyword check ~1 s a question at 100k readable); the
+first run adds up to --pool-budget seconds of embedding (filling the 2,000 takes ~2-10 min).
 """
 
 from __future__ import annotations
@@ -163,7 +167,7 @@ PENDING = 96  # chunks of the 10k single state left for services.embed_pending (
 WORDS_PER_LINE = 14
 CHUNK_INDEXES = (
     "recall_chunk_owner_lexemes",
-    "recall_chunk_embedding",
+    "recall_chunk_embedding_half",
     "recall_chunk_owner",
     "recall_chunk_document",
     "recall_chunk_pending",
@@ -171,10 +175,13 @@ CHUNK_INDEXES = (
 # Not today's schema: the before trees' keyword statements (and keyword_quality's exhaustive one) match
 # `search_vector @@ …`, which recall 0013's index (each lexeme prefixed with its owner) cannot serve, so the plain GIN
 # index those trees had is built beside it, and so is recall 0008's (the lexemes plus one for the owner), which the
-# trees from 0008 to 0012 ask for. Today's statements use neither (their expression is OWNER_LEXEMES_SQL).
+# trees from 0008 to 0012 ask for. Today's statements use neither (their expression is OWNER_LEXEMES_SQL). Likewise
+# the HNSW index over the full-precision embeddings, which the trees before recall 0014 scan (today's holds them at
+# half precision): the two graphs share shared_buffers here, as they would not in a service.
 PLAIN_FTS = "bench_plain_fts"
 OWNER_FTS = "bench_owner_fts"
-BEFORE_INDEXES = (PLAIN_FTS, OWNER_FTS)
+FULL_HNSW = "bench_full_hnsw"
+BEFORE_INDEXES = (PLAIN_FTS, OWNER_FTS, FULL_HNSW)
 
 # -- vocabulary ------------------------------------------------------------------------------------------
 
@@ -586,7 +593,10 @@ def index_definitions() -> dict[str, str]:
 
     plain = f"CREATE INDEX {PLAIN_FTS} ON public.recall_chunks USING gin (search_vector)"
     owner = f"CREATE INDEX {OWNER_FTS} ON public.recall_chunks USING gin ({OWNER_SEARCH_VECTOR_SQL.format(alias='')})"
-    return {**{name: found[name] for name in CHUNK_INDEXES}, PLAIN_FTS: plain, OWNER_FTS: owner}
+    full = re.sub(
+        r"USING hnsw \(.*\) WITH", "USING hnsw (embedding vector_cosine_ops) WITH", found[HNSW_INDEX]
+    ).replace(HNSW_INDEX, FULL_HNSW, 1)
+    return {**{name: found[name] for name in CHUNK_INDEXES}, PLAIN_FTS: plain, OWNER_FTS: owner, FULL_HNSW: full}
 
 
 LEXEME_TRIGGERS = tuple(f"recall_lexeme_stats_{operation}" for operation in ("insert", "delete", "update"))
@@ -780,7 +790,7 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
         state.seed_s["vacuum"] = time.perf_counter() - t0
         cursor.execute(
             "SELECT pg_size_pretty(pg_table_size('recall_chunks')),"
-            " pg_size_pretty(pg_relation_size('recall_chunk_embedding')),"
+            " pg_size_pretty(pg_relation_size('recall_chunk_embedding_half')),"
             " pg_size_pretty(pg_relation_size('recall_chunk_owner_lexemes')),"
             " (SELECT COUNT(*) FROM recall_documents), (SELECT AVG(token_count)::int FROM recall_chunks),"
             " (SELECT COUNT(*) FROM recall_lexeme_stats), pg_size_pretty(pg_total_relation_size('recall_lexeme_stats'))"
@@ -1591,6 +1601,63 @@ def embedding_layout_ab(owner_id: int, vectors: dict[str, list[float]], rounds: 
     return out
 
 
+# The iterative HNSW statement over the full-precision graph (the before trees' index, as before recall 0014) and
+# over today's half-precision one, each at the trader's settings as search sets them (selectors._ITERATIVE_SETTINGS),
+# interleaved; recall@10 of each against the exact answer; both indexes' sizes.
+ITERATIVE_FULL_PRECISION = """
+    SELECT c.id, c.embedding <=> %s::vector AS distance FROM recall_chunks c
+    WHERE c.embedding IS NOT NULL AND {scope}
+    ORDER BY c.embedding <=> %s::vector
+    LIMIT %s
+"""
+
+
+def hnsw_precision_ab(state: State, vectors: dict[str, list[float]], references: dict, rounds: int) -> dict:
+    from django.db import connection, transaction
+
+    from recall import selectors
+
+    forms = {"full precision (before recall 0014)": ITERATIVE_FULL_PRECISION, "half precision": selectors._ITERATIVE}
+    literals = {query: selectors._vector_literal(v) for query, v in vectors.items()}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT pg_relation_size('{FULL_HNSW}'), pg_relation_size('{HNSW_INDEX}')")
+        sizes = cursor.fetchone()
+    out: dict = {"sizes": sizes, "traders": {}}
+    for size, user in state.owners.items():
+        scope = selectors.SearchScope(user.pk)
+        keywords = selectors.keyword_query(scope, "")
+        settings_params = [
+            str(selectors.hnsw_ef_search(keywords.readable)),
+            str(selectors.hnsw_max_scan_tuples(40, keywords.readable, keywords.table_estimate)),
+        ]
+        where, params = scope.sql()
+        statements = {label: sql.format(scope=where) for label, sql in forms.items()}
+        result = {label: {"seconds": [], "recall": []} for label in forms}
+
+        def run(label: str, literal: str, settings_params=settings_params, statements=statements, params=params):
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(selectors._ITERATIVE_SETTINGS, settings_params)
+                cursor.execute(statements[label], [literal, *params, literal, 40])
+                rows = cursor.fetchall()
+                transaction.set_rollback(True)
+            return rows
+
+        for query, literal in literals.items():  # untimed: recall@10 against the exact answer
+            reference = references[size][query]
+            exact = sorted(reference, key=lambda chunk_id, r=reference: -r[chunk_id])[:K]
+            for label in forms:
+                found = [row[0] for row in run(label, literal)][:K]
+                result[label]["recall"].append(len(set(found) & set(exact)) / K)
+        for r in range(rounds):
+            literal = list(literals.values())[r % len(literals)]
+            for label in forms if r % 2 else reversed(forms):
+                t0 = time.perf_counter()
+                run(label, literal)
+                result[label]["seconds"].append(time.perf_counter() - t0)
+        out["traders"][size] = (keywords.readable, result)
+    return out
+
+
 def print_state_table(state: State, results: dict[str, Measured], floor: float) -> None:
     headers = [
         "label", "plan", "p50", "p95", "p99", "mean", "x floor p50", "kw", "count", "vector", "load", "rest", "short",
@@ -1607,7 +1674,7 @@ def print_state_table(state: State, results: dict[str, Measured], floor: float) 
     print_table(headers, rows)
 
 
-HNSW_INDEX = "recall_chunk_embedding"
+HNSW_INDEX = "recall_chunk_embedding_half"
 
 
 def hnsw_build_study(state: State, vectors, references: dict, m_values: list[int], builds: int) -> None:
@@ -1821,10 +1888,10 @@ def main(argv=None) -> int:
             print(
                 f"seeded in {s['total']:.1f}s: texts {s['text']:.1f}s, vectors {s['vectors']:.1f}s, COPY (tsvector"
                 f" generated, foreign keys checked) {s['copy']:.1f}s; index builds: HNSW"
-                f" {s['recall_chunk_embedding']:.1f}s, GIN (owner-prefixed lexemes)"
-                f" {s['recall_chunk_owner_lexemes']:.1f}s,"
-                f" btrees {s['recall_chunk_owner'] + s['recall_chunk_document']:.1f}s, the before trees' GIN: plain"
-                f" {s[PLAIN_FTS]:.1f}s, lexemes + owner (recall 0008) {s[OWNER_FTS]:.1f}s;"
+                f" {s[HNSW_INDEX]:.1f}s, GIN (owner-prefixed lexemes) {s['recall_chunk_owner_lexemes']:.1f}s,"
+                f" btrees {s['recall_chunk_owner'] + s['recall_chunk_document']:.1f}s; the before trees': HNSW at full"
+                f" precision {s[FULL_HNSW]:.1f}s, GIN plain {s[PLAIN_FTS]:.1f}s, lexemes + owner (recall 0008)"
+                f" {s[OWNER_FTS]:.1f}s;"
                 f" lexeme stats backfill (triggers off during the COPY) {s['backfill']:.1f}s;"
                 f" VACUUM ANALYZE + CHECKPOINT {s['vacuum']:.1f}s"
             )
@@ -1991,6 +2058,24 @@ def main(argv=None) -> int:
                 sweep_points.append(point)
             if args.hnsw_builds:
                 hnsw_build_study(state, vectors, references, [int(m) for m in args.hnsw_m.split(",")], args.hnsw_builds)
+            precision = hnsw_precision_ab(state, vectors, references, args.rounds)
+            full_size, half_size = precision["sizes"]
+            print(
+                "\nthe iterative HNSW statement over the full-precision graph (before recall 0014) and the"
+                f" half-precision one (today): {full_size / 2**20:.0f} MB and {half_size / 2**20:.0f} MB; at each"
+                f" trader's settings, {args.rounds} rounds interleaved; recall@10 against the exact answer"
+            )
+            for size, (readable, result) in precision["traders"].items():
+                full, half = result.values()
+                cells = "; ".join(
+                    f"{label}: p50 {ms(percentile(r['seconds'], 50))} ms, p95 {ms(percentile(r['seconds'], 95))} ms,"
+                    f" recall@10 {np.mean(r['recall']):.3f} (worst {min(r['recall']):.1f})"
+                    for label, r in result.items()
+                )
+                print(
+                    f"  {size:,} ({readable:,} readable): {cells}; half / full p50"
+                    f" {percentile(half['seconds'], 50) / percentile(full['seconds'], 50):.2f}"
+                )
             readable_common, table_common = keyword_matches(main_user, COMMON_QUERY)
             readable_rare, table_rare = keyword_matches(main_user, rare_terms)
             matched = question_matches(main_user, list(QUERIES))

@@ -45,6 +45,7 @@ from memorysite.text import document_text_out
 from recall import bm25
 from recall.fusion import MAX_QUERY_TERMS, Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import (
+    EMBEDDING_DIMENSIONS,
     FTS_CONFIG,
     MANUAL_PATH_REGEX,
     Chunk,
@@ -482,12 +483,14 @@ _ITERATIVE_SETTINGS = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true),"
     " set_config('hnsw.max_scan_tuples', %s, true), set_config('enable_sort', 'off', true)"
 )
-_ITERATIVE = """
+# The index holds the vectors at half precision (recall.models, recall 0014), so the scan orders by the half-precision
+# distance, which it serves; the rows it returns keep their full-precision distance, as the exact scan's.
+_ITERATIVE = f"""
     SELECT c.id, c.embedding <=> %s::vector AS distance FROM recall_chunks c
-    WHERE c.embedding IS NOT NULL AND {scope}
-    ORDER BY c.embedding <=> %s::vector
+    WHERE c.embedding IS NOT NULL AND {{scope}}
+    ORDER BY c.embedding::halfvec({EMBEDDING_DIMENSIONS}) <=> %s::halfvec({EMBEDDING_DIMENSIONS})
     LIMIT %s
-"""
+"""  # noqa: S608 (constants)
 
 
 def _vector_literal(embedding: Sequence[float]) -> str:

@@ -242,6 +242,24 @@ def _environment(data_dir: Path, **urls: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k not in cleared}, "MEMORY_DATA_DIR": str(data_dir), **urls}
 
 
+# Every app migrated, recall up to 0013 (the schema the old server could hold), in one plan as `migrate` runs it:
+# as the tables' owner, then post_migrate once (row-level security installed over every table).
+MIGRATE_BEFORE_HALFVEC = """
+from django.core.management.sql import emit_post_migrate_signal
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from access.roles import as_owner
+
+with as_owner("default"):
+    executor = MigrationExecutor(connection)
+    targets = [node for node in executor.loader.graph.leaf_nodes() if node[0] != "recall"]
+    targets.append(("recall", "0013_owner_lexeme_index"))
+    plan = executor.migration_plan(targets)
+    state = executor.migrate(targets, plan=plan)
+    emit_post_migrate_signal(0, False, "default", apps=state.apps, plan=plan)
+"""
+
+
 def _manage(env: dict[str, str], *args: str) -> str:
     result = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=600
@@ -350,8 +368,9 @@ def test_a_16_directory_with_a_traders_ledger_facts_and_chunks_is_upgraded_with_
             assert conn.execute("SHOW server_version").fetchone()[0] == "16.2"
         old.ready()
         # As `make run` fills it (memorysite/launcher.py), with the ticks materialized and the chunks embedded here
-        # since no worker runs: the demo trader's day of ticks and trades, facts, workspace and runbooks.
-        _manage(on_16, "migrate", "--noinput")
+        # since no worker runs: the demo trader's day of ticks and trades, facts, workspace and runbooks. The schema
+        # stops where pgvector 0.6.2 did: recall 0014's half-precision index needs halfvec (pgvector 0.7).
+        _manage(on_16, "shell", "-c", MIGRATE_BEFORE_HALFVEC)
         _manage(on_16, "demo_data")
         with psycopg.connect(migrate_database_url(data_dir)) as conn:
             (deployment_id,) = conn.execute("SELECT id FROM deployments").fetchone()
@@ -420,6 +439,11 @@ def test_a_16_directory_with_a_traders_ledger_facts_and_chunks_is_upgraded_with_
         services.start()
         assert _counts(migrate_database_url(data_dir)) == before
         on_18 = _environment(data_dir)
+        _manage(on_18, "migrate", "--noinput")  # as the launcher does at every start: recall 0014 on pgvector 0.8
+        assert _counts(migrate_database_url(data_dir)) == {
+            **before,
+            "django_migrations": before["django_migrations"] + 1,
+        }
         _manage(on_18, "check", "--database", "default")  # refuses when the app role could read past RLS
         assert json.loads(_manage(on_18, "shell", "-c", READS).splitlines()[-1]) == reads_before
         with psycopg.connect(migrate_database_url(data_dir), autocommit=True) as conn:
@@ -427,12 +451,12 @@ def test_a_16_directory_with_a_traders_ledger_facts_and_chunks_is_upgraded_with_
             # The HNSW index, rebuilt by pgvector 0.8, answers a nearest-neighbour query over the restored vectors.
             conn.execute("SET enable_seqscan = off")
             nearest = (
-                "SELECT id FROM recall_chunks ORDER BY embedding <=> (SELECT embedding FROM recall_chunks WHERE id = %s)"
-                " LIMIT 3"
+                "SELECT id FROM recall_chunks ORDER BY embedding::halfvec(384)"
+                " <=> (SELECT embedding::halfvec(384) FROM recall_chunks WHERE id = %s) LIMIT 3"
             )
             probe = conn.execute("SELECT min(id) FROM recall_chunks").fetchone()[0]
             plan = " ".join(row[0] for row in conn.execute("EXPLAIN " + nearest, [probe]))
-            assert "Index Scan using recall_chunk_embedding" in plan, plan
+            assert "Index Scan using recall_chunk_embedding_half" in plan, plan
             neighbours = [row[0] for row in conn.execute(nearest, [probe])]
             assert len(neighbours) == 3 and neighbours[0] == probe
             config = conn.execute("SELECT rolconfig FROM pg_roles WHERE rolname = %s", [APP_USER]).fetchone()[0]

@@ -2,7 +2,7 @@
 the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
 re-indexes the chunks already there with every word and counts their lexemes again; 0005 and 0012 leave one
 keyword candidate function, whose shorter calls keep their meaning; 0010 moves back into their rows the embeddings
-stored out of line, and keeps new ones there."""
+stored out of line, and keeps new ones there; 0014 builds the chunks' HNSW index at half precision."""
 
 from __future__ import annotations
 
@@ -226,3 +226,49 @@ def test_0010_keeps_every_embedding_in_its_row_and_moves_back_the_ones_written_o
         finally:
             migrate(latest())
             policies.install()  # as after every migrate
+
+
+def test_0014_builds_the_chunks_hnsw_index_at_half_precision_and_unapplying_it_gives_the_full_one_back(owner):
+    """The index swap, both ways, over embedded chunks: a nearest-neighbour query in the index's own expression is
+    served by it, and gets the same nearest chunk as before."""
+    for n in range(3):
+        services.document_upsert(
+            owner=owner, path=f"notes-{n}.md", content=f"# N{n}\nbreakout {n}.\n", source="workspace"
+        )
+    nearest = {
+        "recall_chunk_embedding": "SELECT id FROM recall_chunks ORDER BY embedding <=> %s::vector LIMIT 1",
+        "recall_chunk_embedding_half": (
+            "SELECT id FROM recall_chunks ORDER BY embedding::halfvec(384) <=> %s::halfvec(384) LIMIT 1"
+        ),
+    }
+    with as_owner(), connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE recall_chunks SET embedding = (array_fill(0.01::real, ARRAY[383]) || (id::real / 10))::vector"
+            " WHERE owner_id = %s",
+            [owner.pk],
+        )
+        cursor.execute(
+            "SELECT id, embedding::text FROM recall_chunks WHERE owner_id = %s ORDER BY id LIMIT 1", [owner.pk]
+        )
+        probe, vector = cursor.fetchone()
+
+        def served_by(index: str) -> int:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN " + nearest[index], [vector])
+            assert f"Index Scan using {index} " in " ".join(row[0] for row in cursor.fetchall())
+            cursor.execute(nearest[index], [vector])
+            return cursor.fetchone()[0]
+
+        with transaction.atomic():
+            assert served_by("recall_chunk_embedding_half") == probe
+        migrate(("recall", "0013_owner_lexeme_index"))
+        try:
+            cursor.execute("SELECT to_regclass('recall_chunk_embedding'), to_regclass('recall_chunk_embedding_half')")
+            assert cursor.fetchone() == ("recall_chunk_embedding", None)
+            with transaction.atomic():
+                assert served_by("recall_chunk_embedding") == probe
+        finally:
+            migrate(latest())
+            policies.install()  # as after every migrate
+        cursor.execute("SELECT to_regclass('recall_chunk_embedding'), to_regclass('recall_chunk_embedding_half')")
+        assert cursor.fetchone() == (None, "recall_chunk_embedding_half")

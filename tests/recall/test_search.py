@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
-from django.db import connection
+from django.db import connection, transaction
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -409,6 +409,39 @@ def test_the_iterative_scan_under_row_level_security_returns_the_traders_own_nea
     mine = Chunk.objects.filter(owner=owner).values_list("start_line", "embedding")
     expected = {row[0] for row in sorted(mine, key=lambda row: -float(np.dot(row[1], query)))[:10]}
     assert len(expected & {c["startLine"] for c in citations}) >= 8
+
+
+def test_the_iterative_scan_reads_the_half_precision_index_and_reports_full_precision_cosines(owner):
+    """The scan is served by the half-precision index (recall 0014: the only HNSW index on the chunks), and the
+    cosines it reports are the full-precision ones, as the exact scan's: to 1e-6 of numpy's over the stored
+    vectors, where half precision is off by ~1e-3."""
+    rng = np.random.default_rng(11)
+    _bulk_chunks(owner, 300, rng, path="mine.md")
+    with owner_connection() as table_owner:
+        table_owner.execute("ANALYZE recall_chunks")
+    query = _unit(rng)
+    literal = selectors._vector_literal(query)
+    scope_ = selectors.SearchScope(owner.pk)
+    where, params = scope_.sql()
+    with override_settings(RECALL_EXACT_SCAN_MAX=0), scope.owner_scope(owner):
+        found, plan = selectors._vector_candidates(scope_, literal, 40)
+        with connection.cursor() as cursor, transaction.atomic():
+            cursor.execute(selectors._ITERATIVE_SETTINGS, ["400", "2000"])
+            cursor.execute("EXPLAIN " + selectors._ITERATIVE.format(scope=where), [literal, *params, literal, 40])
+            explained = "\n".join(row[0] for row in cursor.fetchall())
+            transaction.set_rollback(True)
+    assert plan == "hnsw" and len(found) == 40
+    assert "Index Scan using recall_chunk_embedding_half" in explained, explained
+    stored = dict(Chunk.objects.filter(pk__in=found).values_list("pk", "embedding"))
+    exact = {
+        pk: float(np.dot(np.asarray(vector, dtype=np.float64), np.asarray(query))) for pk, vector in stored.items()
+    }
+    assert max(abs(found[pk] - exact[pk]) for pk in found) < 1e-6
+    half = {
+        pk: float(np.dot(np.asarray(vector, dtype=np.float16), np.asarray(query, dtype=np.float16)))
+        for pk, vector in stored.items()
+    }
+    assert max(abs(half[pk] - exact[pk]) for pk in found) > 1e-5  # what the test tells apart
 
 
 def test_the_iterative_scans_settings_end_with_the_vector_side(owner):
