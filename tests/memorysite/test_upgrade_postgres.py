@@ -448,7 +448,8 @@ def test_a_16_directory_with_a_traders_ledger_facts_and_chunks_is_upgraded_with_
         assert json.loads(_manage(on_18, "shell", "-c", READS).splitlines()[-1]) == reads_before
         with psycopg.connect(migrate_database_url(data_dir), autocommit=True) as conn:
             assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == "0.8.6"
-            # The HNSW index, rebuilt by pgvector 0.8, answers a nearest-neighbour query over the restored vectors.
+            # The HNSW index, built by pgvector 0.8 at half precision (recall 0014), answers a nearest-neighbour query
+            # over the restored vectors.
             conn.execute("SET enable_seqscan = off")
             nearest = (
                 "SELECT id FROM recall_chunks ORDER BY embedding::halfvec(384)"

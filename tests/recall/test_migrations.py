@@ -243,8 +243,9 @@ def test_0014_builds_the_chunks_hnsw_index_at_half_precision_and_unapplying_it_g
     }
     with as_owner(), connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE recall_chunks SET embedding = (array_fill(0.01::real, ARRAY[383]) || (id::real / 10))::vector"
-            " WHERE owner_id = %s",
+            # Each chunk's vector points along a dimension of its own (its id's): far apart at any precision.
+            "UPDATE recall_chunks c SET embedding = (SELECT array_agg(CASE WHEN i = c.id %% 384 THEN 1 ELSE 0.01 END"
+            " ::real ORDER BY i) FROM generate_series(0, 383) AS i)::vector WHERE c.owner_id = %s",
             [owner.pk],
         )
         cursor.execute(
