@@ -1642,12 +1642,11 @@ def hnsw_precision_ab(state: State, vectors: dict[str, list[float]], references:
                 transaction.set_rollback(True)
             return rows
 
-        for query, literal in literals.items():  # untimed: recall@10 against the exact answer
-            reference = references[size][query]
-            exact = sorted(reference, key=lambda chunk_id, r=reference: -r[chunk_id])[:K]
+        for query, literal in literals.items():  # untimed: recall@10 against the exact answer, as raw_recall
+            exact = top_ids(references[size][query])
             for label in forms:
-                found = [row[0] for row in run(label, literal)][:K]
-                result[label]["recall"].append(len(set(found) & set(exact)) / K)
+                found = top_ids({row[0]: 1 - float(row[1]) for row in run(label, literal)})
+                result[label]["recall"].append(len(found & exact) / K)
         for r in range(rounds):
             literal = list(literals.values())[r % len(literals)]
             for label in forms if r % 2 else reversed(forms):
