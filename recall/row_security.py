@@ -14,7 +14,11 @@ and the global postings of the term, recall 0013). `enable_seqscan` is off insid
 function: for a term in a quarter of the chunks the planner chose to read rows in order until enough matched,
 testing `@@` on each, and its cost model does not count the tsvector's detoasting (out of line for every chunk
 of the bench's 400-800 words), so that read took 29 ms where the bitmap scan takes 8 (a 100,000-chunk trader,
-`bench/recall_latency.py`'s chunks, EXPLAIN ANALYZE).
+`bench/recall_latency.py`'s chunks, EXPLAIN ANALYZE). Parallel workers are off too
+(`max_parallel_workers_per_gather = 0`): the planner cannot tell that the index condition already selects the
+trader's and the global rows, so it estimates the scope's test to keep ~1% of what the scan returns, thinks a common
+term's scan must read thousands of rows for `p_per_term_cap`, and starts two workers, which costs more than the scan
+(a term held by 7,429 of a 20,000-chunk trader's chunks among 100,000: 8 ms with them, 2.4 without).
 
 `p_all_first` (recall/bm25.py's all_terms_first: several terms, each held by at least `p_top` readable chunks):
 one scan for the conjunction of every term comes first, at most `p_per_term_cap` rows, the newest `p_top` kept.
@@ -71,7 +75,7 @@ CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL, p_all_first boolean DEFAULT false
 ) RETURNS TABLE(id bigint, weight double precision)
 LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
-SET search_path = pg_catalog, public, pg_temp SET enable_seqscan = off AS $fn$
+SET search_path = pg_catalog, public, pg_temp SET enable_seqscan = off SET max_parallel_workers_per_gather = 0 AS $fn$
 DECLARE
     -- The owners whose postings a term's scan reads (OWNER_LEXEMES_SQL): the global rows' alone for a global
     -- search, the trader's and the global rows' for a trader's.

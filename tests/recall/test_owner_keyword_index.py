@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from access import scope
 from recall import bm25, selectors, services
 from recall.models import FTS_CONFIG, Chunk
-from recall.row_security import KEYWORD_FUNCTION, OWNER_LEXEMES_SQL
+from recall.row_security import KEYWORD_FUNCTION, KEYWORD_FUNCTION_SIGNATURE, OWNER_LEXEMES_SQL
 from tests.dbroles import owner_connection
 from tests.recall.test_search import NOW, index
 
@@ -189,3 +189,16 @@ def test_the_keyword_side_asks_for_all_terms_first_when_each_term_could_fill_the
         found = selectors._keyword_candidates(selectors.SearchScope(owner.pk), keywords, 10)
     assert sent[0][-2] is (df >= bm25.RESCORE_TOP)
     assert len(found) == 4  # too few chunks hold both terms: the scans term by term answer either way
+
+
+def test_the_functions_scans_start_no_parallel_workers(db):
+    """Parallel workers cost milliseconds to start, and the planner, which cannot tell that the index condition
+    already selects the trader's rows, estimated a common term's scan at 1% of what it returns and ran it with two (a
+    term held by 7,429 of a 20,000-chunk trader's chunks among 100,000: 8 ms, 2.4 without; bench/recall_latency.py's
+    data). The function turns them off for its own statements, as it does sequential scans."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT proconfig FROM pg_proc WHERE oid = %s::regprocedure", [KEYWORD_FUNCTION_SIGNATURE]
+        )
+        config = cursor.fetchone()[0]
+    assert {"max_parallel_workers_per_gather=0", "enable_seqscan=off"} <= set(config), config
