@@ -197,8 +197,6 @@ def test_the_functions_scans_start_no_parallel_workers(db):
     term held by 7,429 of a 20,000-chunk trader's chunks among 100,000: 8 ms, 2.4 without; bench/recall_latency.py's
     data). The function turns them off for its own statements, as it does sequential scans."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT proconfig FROM pg_proc WHERE oid = %s::regprocedure", [KEYWORD_FUNCTION_SIGNATURE]
-        )
+        cursor.execute("SELECT proconfig FROM pg_proc WHERE oid = %s::regprocedure", [KEYWORD_FUNCTION_SIGNATURE])
         config = cursor.fetchone()[0]
     assert {"max_parallel_workers_per_gather=0", "enable_seqscan=off"} <= set(config), config
