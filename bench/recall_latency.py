@@ -4,6 +4,7 @@ RECALL_EXACT_SCAN_MAX sit between the exact vector scan and pgvector's iterative
     .venv/bin/python bench/recall_latency.py [--rounds 100] [--warmup 10] [--sizes 10000,100000]
                                              [--pool 2000] [--pool-budget 150] [--noise 0.025] [--explain]
                                              [--before REV[,REV...]|self] [--hnsw-builds N] [--hnsw-m 16,24,32]
+                                             [--hnsw-ef-construction 400,800]
 
 Text. Chunks are generated, 400-800 words each (chunking's 400-800 token window) in ~14-word lines
 under a "## section" heading, from a mixture of four vocabularies with Zipf-like (1/rank) frequencies:
@@ -82,10 +83,11 @@ HNSW precision: the iterative statement over a full-precision graph (the before 
 half-precision one (recall 0014), each at the trader's settings, interleaved, with recall@10 against the exact
 answer and both indexes' sizes.
 
-With --hnsw-builds N: for each --hnsw-m value, the HNSW index is built N times, each in a transaction that is rolled
-back, and the iterative scan is checked against the exact answer at the hnsw.ef_search search uses (recall@10 per
-build, its spread and worst question, statement p50, build time and index size): the graph, and with it the recall,
-differs from one build to the next. Each build of 100k chunks takes 1-2 minutes here.
+With --hnsw-builds N: for each --hnsw-m value and each --hnsw-ef-construction one (default: as migrated), the HNSW
+index is built N times, each in a transaction that is rolled back, and the iterative scan is checked against the
+exact answer at the hnsw.ef_search search uses (recall@10 per build, its spread and worst question, statement p50,
+build time and index size): the graph, and with it the recall, differs from one build to the next. Each build of
+100k chunks takes 1-2 minutes here.
 
 Embedding: query latency (each question alone, p50/p95) and indexing throughput (services.embed_pending,
 batches of 32, on 96 pending chunks of the 10k state: chunks/s end to end and model alone).
@@ -1676,10 +1678,13 @@ def print_state_table(state: State, results: dict[str, Measured], floor: float) 
 HNSW_INDEX = "recall_chunk_embedding_half"
 
 
-def hnsw_build_study(state: State, vectors, references: dict, m_values: list[int], builds: int) -> None:
+def hnsw_build_study(
+    state: State, vectors, references: dict, m_values: list[int], builds: int, ef_constructions: list[int] | None = None
+) -> None:
     """The HNSW graph differs from one build to the next (pgvector draws each element's level at random, and
-    parallel workers insert in no fixed order), and so does the vector side's recall@10. For each m, the index is
-    built `builds` times (ef_construction as the migrations set it) in a transaction that is rolled back, and the
+    parallel workers insert in no fixed order), and so does the vector side's recall@10. For each m and each
+    ef_construction (`ef_constructions`; None: as the migrations set it), the index is built `builds` times in a
+    transaction that is rolled back, and the
     iterative scan is checked against the exact answer at the hnsw.ef_search search would use, each trader's 50
     questions: recall@10 per build, its spread, the worst question, the build's time and size."""
     from django.db import connection, transaction
@@ -1687,9 +1692,11 @@ def hnsw_build_study(state: State, vectors, references: dict, m_values: list[int
     from recall import selectors
 
     definition = index_definitions()[HNSW_INDEX]
+    migrated_ef_construction = int(re.search(r"\bef_construction='?(\d+)", definition).group(1))
     rows = []
-    for m in m_values:
+    for m, ef_construction in itertools.product(m_values, ef_constructions or [migrated_ef_construction]):
         built = re.sub(r"\bm='?\d+'?", f"m='{m}'", definition)
+        built = re.sub(r"\bef_construction='?\d+'?", f"ef_construction='{ef_construction}'", built)
         per_size: dict[int, list[float]] = {size: [] for size in state.measured}
         worst: dict[int, float] = {size: 1.0 for size in state.measured}
         statement_p50: dict[int, list[float]] = {size: [] for size in state.measured}
@@ -1716,19 +1723,19 @@ def hnsw_build_study(state: State, vectors, references: dict, m_values: list[int
             recalls = per_size[size]
             rows.append(
                 [
-                    state.name, f"{size:,}", m, " ".join(f"{r:.3f}" for r in recalls),
+                    state.name, f"{size:,}", m, ef_construction, " ".join(f"{r:.3f}" for r in recalls),
                     f"{min(recalls):.3f}", f"{max(recalls) - min(recalls):.3f}", f"{worst[size]:.1f}",
                     f"{percentile(statement_p50[size], 50):.2f}", f"{sum(seconds) / len(seconds):.1f}",
                     f"{sum(sizes) / len(sizes) / 2**20:.0f}",
                 ]
             )  # fmt: skip
     print(
-        f"\nHNSW builds: {builds} a value of m (ef_construction as migrated), each checked untimed at the"
-        " hnsw.ef_search search uses; recall@10 of the iterative scan per build against the exact answer"
+        f"\nHNSW builds: {builds} a value of m and ef_construction (migrated: {migrated_ef_construction}), each checked"
+        " untimed at the hnsw.ef_search search uses; recall@10 of the iterative scan per build against the exact answer"
     )
     print_table(
         [
-            "state", "trader", "m", "recall@10 per build", "min", "spread", "worst question", "stmt p50 ms",
+            "state", "trader", "m", "ef_c", "recall@10 per build", "min", "spread", "worst question", "stmt p50 ms",
             "build s", "index MB",
         ],
         rows,
@@ -1753,6 +1760,10 @@ def main(argv=None) -> int:
         " vector side's recall@10 per build: the spread over builds (default 0: none)",
     )  # fmt: skip
     parser.add_argument("--hnsw-m", default="16,24,32", help="the m values --hnsw-builds builds with")
+    parser.add_argument(
+        "--hnsw-ef-construction", default="",
+        help="the ef_construction values --hnsw-builds builds with, comma-separated (default: as migrated)",
+    )  # fmt: skip
     parser.add_argument(
         "--before",
         default=",".join(BEFORE_REVISIONS),
@@ -2056,7 +2067,10 @@ def main(argv=None) -> int:
                 point["hnsw_vec50"] = results[f"{size:,} hnsw"].vector_statements(50) * 1000
                 sweep_points.append(point)
             if args.hnsw_builds:
-                hnsw_build_study(state, vectors, references, [int(m) for m in args.hnsw_m.split(",")], args.hnsw_builds)
+                hnsw_build_study(
+                    state, vectors, references, [int(m) for m in args.hnsw_m.split(",")], args.hnsw_builds,
+                    [int(e) for e in args.hnsw_ef_construction.split(",") if e] or None,
+                )  # fmt: skip
             precision = hnsw_precision_ab(state, vectors, references, args.rounds)
             full_size, half_size = precision["sizes"]
             print(

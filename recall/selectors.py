@@ -65,11 +65,12 @@ from recall.situations import (
 )
 
 # The iterative scan's candidate list (hnsw.ef_search): recall@10 against p95 (bench/recall_latency.py). A scope of
-# HNSW_LARGE_SCOPE readable chunks or more gets the longer list: at 400 the bench's 20,000- and 100,000-chunk traders
-# found 0.940 and 0.946 of the exact top 10 and at 800 0.958 and 0.964, for 1.5 and 1.3 ms more (statement p50);
-# the 10,000-chunk trader found all of it at 400 and would pay 1.7 ms for nothing.
+# HNSW_LARGE_SCOPE readable chunks or more gets the longer list. Over the graph built with ef_construction 800 (recall
+# 0015) the bench's 20,000-chunk trader among 100,000 found 0.982 of the exact top 10 at 400, and one trader's 100,000
+# chunks 0.968 at 400 (a question lost), 0.988 at 600 and at 800; 600 cost 0.8 ms more than 400, 800 another 0.5.
+# (Over 0011's graph it took 800 to reach 0.950 and 0.954.) The 10,000-chunk trader finds all of it at 400.
 HNSW_EF_SEARCH = 400
-HNSW_EF_SEARCH_LARGE = 800
+HNSW_EF_SEARCH_LARGE = 600
 HNSW_LARGE_SCOPE = 15_000
 HNSW_SCAN_TUPLES_MIN = 2_000  # hnsw.max_scan_tuples floor: expected tuples visited x HNSW_SCAN_TUPLES_MARGIN above it
 HNSW_SCAN_TUPLES_MARGIN = 4

@@ -2,7 +2,8 @@
 the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
 re-indexes the chunks already there with every word and counts their lexemes again; 0005 and 0012 leave one
 keyword candidate function, whose shorter calls keep their meaning; 0010 moves back into their rows the embeddings
-stored out of line, and keeps new ones there; 0014 builds the chunks' HNSW index at half precision."""
+stored out of line, and keeps new ones there; 0014 builds the chunks' HNSW index at half precision, 0015 with ef_construction
+800."""
 
 from __future__ import annotations
 
@@ -273,3 +274,35 @@ def test_0014_builds_the_chunks_hnsw_index_at_half_precision_and_unapplying_it_g
             policies.install()  # as after every migrate
         cursor.execute("SELECT to_regclass('recall_chunk_embedding'), to_regclass('recall_chunk_embedding_half')")
         assert cursor.fetchone() == (None, "recall_chunk_embedding_half")
+
+
+def test_0015_builds_the_chunks_hnsw_index_with_ef_construction_800_and_unapplying_it_gives_400_back(owner):
+    """The graph is built again with the longer candidate list, both ways, and serves the scan either way."""
+    services.document_upsert(owner=owner, path="notes.md", content="# N\nbreakout.\n", source="workspace")
+    nearest = "SELECT id FROM recall_chunks ORDER BY embedding::halfvec(384) <=> %s::halfvec(384) LIMIT 1"
+    with as_owner(), connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE recall_chunks SET embedding = array_fill(0.05, ARRAY[384])::vector WHERE owner_id = %s", [owner.pk]
+        )
+        cursor.execute("SELECT id, embedding::text FROM recall_chunks WHERE owner_id = %s", [owner.pk])
+        probe, vector = cursor.fetchone()
+
+        def built_with() -> list[str]:
+            cursor.execute("SELECT reloptions FROM pg_class WHERE oid = 'recall_chunk_embedding_half'::regclass")
+            (options,) = cursor.fetchone()
+            with transaction.atomic():
+                cursor.execute("SET LOCAL enable_seqscan = off")
+                cursor.execute("EXPLAIN " + nearest, [vector])
+                assert "Index Scan using recall_chunk_embedding_half " in " ".join(row[0] for row in cursor.fetchall())
+                cursor.execute(nearest, [vector])
+                assert cursor.fetchone()[0] == probe
+            return sorted(options)
+
+        assert built_with() == ["ef_construction=800", "m=16"]
+        migrate(("recall", "0014_embedding_index_half_precision"))
+        try:
+            assert built_with() == ["ef_construction=400", "m=16"]
+        finally:
+            migrate(latest())
+            policies.install()  # as after every migrate
+        assert built_with() == ["ef_construction=800", "m=16"]

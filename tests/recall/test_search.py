@@ -608,13 +608,13 @@ def test_a_nonsense_query_finds_nothing_relevant_unless_asked_for_the_weakest(ow
 
 @pytest.mark.parametrize(
     ("readable", "ef_search"),
-    [(0, 400), (selectors.HNSW_LARGE_SCOPE - 1, 400), (selectors.HNSW_LARGE_SCOPE, 800), (100_000, 800)],
+    [(0, 400), (selectors.HNSW_LARGE_SCOPE - 1, 400), (selectors.HNSW_LARGE_SCOPE, 600), (100_000, 600)],
 )
 def test_a_large_scope_gets_the_longer_candidate_list(readable, ef_search):
     assert selectors.hnsw_ef_search(readable) == ef_search
 
 
-@pytest.mark.parametrize(("large_scope", "ef_search"), [(51, "400"), (50, "800")])
+@pytest.mark.parametrize(("large_scope", "ef_search"), [(51, "400"), (50, "600")])
 def test_the_iterative_scan_runs_with_the_scopes_candidate_list(owner, monkeypatch, large_scope, ef_search):
     """50 readable chunks: below HNSW_LARGE_SCOPE the scan gets HNSW_EF_SEARCH, from it HNSW_EF_SEARCH_LARGE."""
     rng = np.random.default_rng(11)
