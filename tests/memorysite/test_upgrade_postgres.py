@@ -237,6 +237,15 @@ with owner_scope(user):
 """
 
 
+def _recall_migrations_after(node: tuple[str, str]) -> list[tuple[str, str]]:
+    """Recall's migrations after ``node``, to the latest: what the new server's first `migrate` applies."""
+    from django.db.migrations.loader import MigrationLoader
+
+    graph = MigrationLoader(None, ignore_no_migrations=True).graph
+    (leaf,) = [leaf for leaf in graph.leaf_nodes() if leaf[0] == "recall"]
+    return [step for step in graph.forwards_plan(leaf) if step[0] == "recall" and step not in graph.forwards_plan(node)]
+
+
 def _environment(data_dir: Path, **urls: str) -> dict[str, str]:
     cleared = {"DATABASE_URL", "DATABASE_MIGRATE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}
     return {**{k: v for k, v in os.environ.items() if k not in cleared}, "MEMORY_DATA_DIR": str(data_dir), **urls}
@@ -244,7 +253,9 @@ def _environment(data_dir: Path, **urls: str) -> dict[str, str]:
 
 # Every app migrated, recall up to 0013 (the schema the old server could hold), in one plan as `migrate` runs it:
 # as the tables' owner, then post_migrate once (row-level security installed over every table).
-MIGRATE_BEFORE_HALFVEC = """
+OLD_SERVER_RECALL = ("recall", "0013_owner_lexeme_index")
+MIGRATE_BEFORE_HALFVEC = f"""
+OLD_SERVER_RECALL = {OLD_SERVER_RECALL!r}
 from django.core.management.sql import emit_post_migrate_signal
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -253,7 +264,7 @@ from access.roles import as_owner
 with as_owner("default"):
     executor = MigrationExecutor(connection)
     targets = [node for node in executor.loader.graph.leaf_nodes() if node[0] != "recall"]
-    targets.append(("recall", "0013_owner_lexeme_index"))
+    targets.append(OLD_SERVER_RECALL)
     plan = executor.migration_plan(targets)
     state = executor.migrate(targets, plan=plan)
     emit_post_migrate_signal(0, False, "default", apps=state.apps, plan=plan)
@@ -439,10 +450,11 @@ def test_a_16_directory_with_a_traders_ledger_facts_and_chunks_is_upgraded_with_
         services.start()
         assert _counts(migrate_database_url(data_dir)) == before
         on_18 = _environment(data_dir)
-        _manage(on_18, "migrate", "--noinput")  # as the launcher does at every start: recall 0014 on pgvector 0.8
+        # As the launcher does at every start: recall 0014 onwards, on pgvector 0.8.
+        _manage(on_18, "migrate", "--noinput")
         assert _counts(migrate_database_url(data_dir)) == {
             **before,
-            "django_migrations": before["django_migrations"] + 1,
+            "django_migrations": before["django_migrations"] + len(_recall_migrations_after(OLD_SERVER_RECALL)),
         }
         _manage(on_18, "check", "--database", "default")  # refuses when the app role could read past RLS
         assert json.loads(_manage(on_18, "shell", "-c", READS).splitlines()[-1]) == reads_before
