@@ -1684,9 +1684,9 @@ def hnsw_build_study(
     """The HNSW graph differs from one build to the next (pgvector draws each element's level at random, and
     parallel workers insert in no fixed order), and so does the vector side's recall@10. For each m and each
     ef_construction (`ef_constructions`; None: as the migrations set it), the index is built `builds` times in a
-    transaction that is rolled back, and the
-    iterative scan is checked against the exact answer at the hnsw.ef_search search would use, each trader's 50
-    questions: recall@10 per build, its spread, the worst question, the build's time and size."""
+    transaction that is rolled back, and the iterative scan is checked against the exact answer at the
+    hnsw.ef_search search would use, each trader's 50 questions: recall@10 per build, its spread, the worst question,
+    the build's time and size."""
     from django.db import connection, transaction
 
     from recall import selectors

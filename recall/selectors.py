@@ -66,9 +66,9 @@ from recall.situations import (
 
 # The iterative scan's candidate list (hnsw.ef_search): recall@10 against p95 (bench/recall_latency.py). A scope of
 # HNSW_LARGE_SCOPE readable chunks or more gets the longer list. Over the graph built with ef_construction 800 (recall
-# 0015) the bench's 20,000-chunk trader among 100,000 found 0.982 of the exact top 10 at 400, and one trader's 100,000
-# chunks 0.968 at 400 (a question lost), 0.988 at 600 and at 800; 600 cost 0.8 ms more than 400, 800 another 0.5.
-# (Over 0011's graph it took 800 to reach 0.950 and 0.954.) The 10,000-chunk trader finds all of it at 400.
+# 0015) the bench's 20,000-chunk trader among 100,000 found 0.970 / 0.992 / 0.996 of the exact top 10 at 400 / 600 /
+# 800, and one trader's 100,000 chunks 0.946 / 0.968 / 0.968; 600 cost 0.6-0.7 ms more than 400, 800 another
+# 0.3-0.7 (statement p50). The 10,000-chunk trader found all of it at 400.
 HNSW_EF_SEARCH = 400
 HNSW_EF_SEARCH_LARGE = 600
 HNSW_LARGE_SCOPE = 15_000
