@@ -20,13 +20,18 @@ its own connection, as it would without this module. That happens when:
 - **Every helper thread is busy** (`THREADS` reads are running): a read never queues behind another's.
 
 The read runs in a READ ONLY transaction of its own, under the caller's statement timeout (`STATE_SQL`'s second
-column). The scope is sealed for the second connection's backend (`access.scope.apply_to_raw`), and the
-transaction is rolled back at the end. `read` gets a psycopg cursor
-and must not use Django's connection. The thread does not run in a copy of the caller's context: Django
-keeps a thread's connections in context-local storage (asgiref's `Local`), so a copied context would hand
-the thread the request's own connection. The scope is passed to it instead. An error in the read is raised
-by `result()` as Django's database error, as if the statement had run on the request's connection. A
-statement timeout is therefore still a 503 (memorysite.middleware).
+column). The scope is sealed for the second connection's backend (`access.scope.apply_to_raw`). The transaction
+is committed at the end (after an error, rolled back): being read-only it has written nothing, and a commit keeps
+what psycopg prepared on the connection, where a rollback makes it deallocate every prepared statement. `read`
+gets a psycopg cursor that binds its values server-side (as `access.backend`'s `prepared_cursor`), so a statement
+the pool's connections run often is prepared on each of them (settings' `prepare_threshold`). It must not use
+Django's connection, and its settings (`set_config(…, true)`) last until the transaction ends.
+
+The thread does not run in a copy of the caller's context: Django keeps a thread's connections in context-local
+storage (asgiref's `Local`), so a copied context would hand the thread the request's own connection. The scope
+is passed to it instead. An error in the read is raised by `result()` as Django's database error, as if the
+statement had run on the request's connection. A statement timeout is therefore still a 503
+(memorysite.middleware).
 """
 
 from __future__ import annotations
@@ -146,11 +151,11 @@ def _threads() -> tuple[ThreadPoolExecutor, threading.BoundedSemaphore]:
 
 def _run(pool, raw: psycopg.Connection, scope: access_scope.Scope, timeout: str, read: Callable, free):
     try:
-        with raw.transaction(force_rollback=True):
+        with raw.transaction():  # committed: see the module's docstring
             with psycopg.Cursor(raw) as settings:  # server-side binding, as access.scope does
                 settings.execute(_SETTINGS, [timeout])
             access_scope.apply_to_raw(raw, scope)
-            with raw.cursor() as cursor:
+            with psycopg.Cursor(raw) as cursor:
                 return read(cursor)
     finally:
         pool.putconn(raw)

@@ -217,6 +217,12 @@ if DATABASE_MIGRATE["NAME"] != _database["NAME"]:
 # scope is transaction-local and never set for a session by the service).
 _database["OPTIONS"]["pool"] = {"min_size": 1, "max_size": 10, "timeout": 5, "reset": reset_scope}
 _database["CONN_MAX_AGE"] = 0
+# psycopg prepares a statement that a connection runs with server-side binding for the fifth time (Django turns
+# that off: its own cursors bind client-side and are never prepared). Server-side binding is what access.scope's
+# settings and search's statements use (access.backend's prepared_cursor): they then skip parsing and, when
+# PostgreSQL finds the generic plan no dearer, planning. A pooler in between must pass prepared statements on
+# (PgBouncer 1.21+ with max_prepared_statements); compose and the embedded server have none.
+_database["OPTIONS"]["prepare_threshold"] = 5
 # With the pool, Django's health checks make it test a connection before handing it out, so after
 # a database restart no request gets a dead one (tests/faults/test_postgres_restart.py).
 _database["CONN_HEALTH_CHECKS"] = True

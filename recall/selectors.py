@@ -271,7 +271,7 @@ def _sides(
 
     beside = None
     if vector is not None and keyword_side and keywords.fetch:
-        beside = access_beside.start(vector_read(vector, _own_savepoint), keywords.transaction)
+        beside = access_beside.start(vector_read(vector, _beside_savepoint), keywords.transaction)
     if keyword_side:
         started = time.perf_counter()
         keyword_rows = _keyword_rows(scope, keywords, fetch, vector=vector, with_embeddings=with_embeddings)
@@ -281,7 +281,7 @@ def _sides(
         if beside is not None:
             vector_rows, plan, timings["vector_side_ms"] = beside.result()
         else:
-            with connection.cursor() as cursor:
+            with connection.prepared_cursor() as cursor:
                 vector_rows, plan, timings["vector_side_ms"] = vector_read(vector, _request_savepoint)(cursor)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None)
@@ -388,7 +388,7 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     else:
         owner_rows = f"{_OWNER_ROW} UNION ALL {_GLOBAL_ROW}"
         params.append(scope.owner_id)
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(_TERM_STATS.format(owner_rows=owner_rows), params)
         rows = cursor.fetchall()
     readable, tokens, estimate, transaction_state = 0, 0, 0, access_beside.TransactionState()
@@ -445,7 +445,7 @@ def _keyword_rows(
         bm25=_BM25, cosine="NULL" if vector is None else _COSINE, embedding=", c.embedding" if with_embeddings else ""
     )
     params = [*keywords.score_params(), *keyword_function_args(scope, keywords, limit), limit]
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(sql, [*([] if vector is None else [vector]), *params])
         return cursor.fetchall()
 
@@ -479,7 +479,7 @@ _EXACT = """
 # enable_sort off: the planner's cost of HNSW grows with ef_search while it thinks a distance costs next to
 # nothing, so at a high ef_search it takes an exact scan and sort of every readable row (14 ms for 10k
 # chunks instead of 2); off, the only plan without a sort below the CTE is the HNSW index scan. The
-# settings end with _vector_read's savepoint, not the caller's transaction.
+# settings end with _vector_read's savepoint, not the caller's transaction (beside, with the second connection's).
 _ITERATIVE_SETTINGS = (
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true),"
     " set_config('hnsw.max_scan_tuples', %s, true), set_config('enable_sort', 'off', true)"
@@ -532,7 +532,7 @@ def _vector_candidates(
     """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact"), read on the request's
     connection (the benches' and tests' view of it; search reads them whole: ``_sides``)."""
     read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), None, False, _request_savepoint)
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         rows, plan, _ = read(cursor)
     return {row[0]: float(row[2]) for row in rows}, plan
 
@@ -548,7 +548,7 @@ def _vector_read(
 ):
     """The vector side's best ``limit`` candidates read whole (``_VECTOR``), with their BM25 for ``keywords``, as a
     read of a cursor: the request's or a second connection's (access/beside.py). ``savepoint(cursor)`` opens a
-    savepoint that is rolled back, which the iterative scan's settings end with."""
+    savepoint that is rolled back, which the iterative scan's settings end with (beside: ``_beside_savepoint``)."""
     where, params = scope.sql()
     readable, total = counts
     keyword_score, score_params = "NULL", []
@@ -586,9 +586,12 @@ def _request_savepoint(cursor):
         transaction.set_rollback(True)
 
 
-def _own_savepoint(cursor):
-    """A savepoint of a psycopg connection's transaction (a second connection's), rolled back."""
-    return cursor.connection.transaction(force_rollback=True)
+def _beside_savepoint(cursor):
+    """None on a second connection (access/beside.py): its transaction ends right after the read, and the settings
+    with it. A savepoint rolled back there would make psycopg deallocate the statements it prepared on that
+    connection. The exact statement, the only one that can follow the settings there, has one plan with or without
+    them: its sorts are the only way to its order (enable_sort off marks them disabled, as EXPLAIN shows)."""
+    return contextlib.nullcontext()
 
 
 _COSINE = "CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END"
@@ -638,7 +641,7 @@ def _candidates(keyword_rows: list[tuple], vector_rows: list[tuple], with_embedd
 def _texts(chunk_ids: list[int]) -> dict[int, str]:
     if not chunk_ids:
         return {}
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(_TEXTS, [chunk_ids])
         return dict(cursor.fetchall())
 

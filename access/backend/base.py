@@ -13,6 +13,20 @@ from access import scope
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    def prepared_cursor(self):
+        """A cursor of this connection that binds its parameters server-side (``connection.cursor()``'s binds them
+        into the statement's text), so that psycopg prepares a statement this connection runs often (after
+        ``prepare_threshold`` runs, 5) and PostgreSQL stops parsing it each time and, when a generic plan costs no
+        more than the custom ones (``plan_cache_mode`` auto), planning it. For the statements of a search, run
+        every few seconds by every runner. The statement's text must not change with its values, and every value
+        must be typed by a cast or by its context, as psycopg sends a str untyped and an int as the smallest
+        integer type that holds it. A rollback on the connection (of its transaction or of a savepoint) makes
+        psycopg deallocate every statement it prepared there, and count again from nothing."""
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        with self.wrap_database_errors:
+            return self._prepare_cursor(base.ServerBindingCursor(self.connection))  # private: Django's own wrapping
+
     def _set_autocommit(self, autocommit):
         super()._set_autocommit(autocommit)  # type: ignore[misc]  # private: not in django-stubs
         if not autocommit:

@@ -15,6 +15,7 @@ from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from access import beside as access_beside
 from access import scope
 from recall import selectors, services
 from recall.embeddings import get_embedder
@@ -369,6 +370,41 @@ def test_the_vector_side_beside_the_keyword_side_answers_as_after_it(owner, exac
     assert beside.citations() == after.citations()
     assert {hit.candidate.found_by for hit in beside.hits} >= {"fts", "vector"}  # both sides answered
     assert {c["path"] for c in beside.citations()} == {"mine.md"}
+
+
+@pytest.mark.django_db(transaction=True)  # a second connection sees committed rows only
+def test_a_searchs_statements_are_prepared_by_the_connections_that_run_them_often(owner):
+    """Search's statements bind their values server-side (access.backend's prepared_cursor, access.beside), so a
+    connection that runs them again and again prepares them (settings' prepare_threshold) and PostgreSQL stops
+    parsing them and, with a generic plan, planning them: the request's connection its counts, keyword side and
+    texts, the second connection its iterative scan. The hits stay the first search's."""
+    rng = np.random.default_rng(5)
+    _bulk_chunks(owner, 200, rng, path="mine.md")
+    query = _unit(rng)
+
+    def prepared(cursor) -> list[str]:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall()]
+
+    outcomes = []
+    with override_settings(RECALL_EXACT_SCAN_MAX=0), scope.owner_scope(owner):
+        idle = idle_pool_connection()
+        for _ in range(5 * idle + 2):  # the second connections take turns (the pool hands out its oldest idle one)
+            idle_pool_connection()
+            outcomes.append(search(owner, "row 7 17 170", k=10, query_embedding=query, embedder=None, min_score=0))
+        with connection.cursor() as cursor:
+            here = prepared(cursor)
+        beside_it = set()
+        for _ in range(idle):
+            idle_pool_connection()
+            beside_it.update(access_beside.start(prepared, access_beside.state()).result())
+    assert all(outcome.vector_beside and outcome.vector_plan == "hnsw" for outcome in outcomes)
+    assert all(outcome.citations() == outcomes[0].citations() for outcome in outcomes) and outcomes[0].hits
+    markers = {"counts": "recall_lexeme_stats", "keyword side": "recall_keyword_candidates", "texts": "c.text FROM"}
+    assert {name: sum(marker in statement for statement in here) for name, marker in markers.items()} == dict.fromkeys(
+        markers, 1
+    )
+    assert any("::halfvec" in statement for statement in beside_it)
 
 
 @pytest.mark.django_db(transaction=True)
