@@ -15,7 +15,6 @@ from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from access import beside as access_beside
 from access import scope
 from recall import selectors, services
 from recall.embeddings import get_embedder
@@ -388,23 +387,27 @@ def test_a_searchs_statements_are_prepared_by_the_connections_that_run_them_ofte
 
     outcomes = []
     with override_settings(RECALL_EXACT_SCAN_MAX=0), scope.owner_scope(owner):
-        idle = idle_pool_connection()
-        for _ in range(5 * idle + 2):  # the second connections take turns (the pool hands out its oldest idle one)
+        for _ in range(40):  # the pool's idle connections take turns beside: each runs the scan five times or more
             idle_pool_connection()
             outcomes.append(search(owner, "row 7 17 170", k=10, query_embedding=query, embedder=None, min_score=0))
         with connection.cursor() as cursor:
             here = prepared(cursor)
-        beside_it = set()
-        for _ in range(idle):
-            idle_pool_connection()
-            beside_it.update(access_beside.start(prepared, access_beside.state()).result())
+    idle_pool_connection()
+    pool, held = connection.pool, []
+    while pool.get_stats()["pool_available"]:  # every idle pooled connection: the ones the reads beside ran on
+        held.append(pool.getconn())
+    try:
+        beside_it = [prepared(raw.cursor()) for raw in held]
+    finally:
+        for raw in held:
+            pool.putconn(raw)
     assert all(outcome.vector_beside and outcome.vector_plan == "hnsw" for outcome in outcomes)
     assert all(outcome.citations() == outcomes[0].citations() for outcome in outcomes) and outcomes[0].hits
     markers = {"counts": "recall_lexeme_stats", "keyword side": "recall_keyword_candidates", "texts": "c.text FROM"}
     assert {name: sum(marker in statement for statement in here) for name, marker in markers.items()} == dict.fromkeys(
         markers, 1
     )
-    assert any("::halfvec" in statement for statement in beside_it)
+    assert any("::halfvec" in statement for statements in beside_it for statement in statements)
 
 
 @pytest.mark.django_db(transaction=True)
