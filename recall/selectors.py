@@ -41,6 +41,7 @@ from django.db.models import Count, Max, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
 from access import beside as access_beside
+from access.backend.base import prepared_cursor
 from memorysite.text import document_text_out
 from recall import bm25
 from recall.fusion import MAX_QUERY_TERMS, Candidate, FusionConfig, Hit, fuse, normalise_query_terms
@@ -281,7 +282,7 @@ def _sides(
         if beside is not None:
             vector_rows, plan, timings["vector_side_ms"] = beside.result()
         else:
-            with connection.prepared_cursor() as cursor:
+            with prepared_cursor() as cursor:
                 vector_rows, plan, timings["vector_side_ms"] = vector_read(vector, _request_savepoint)(cursor)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
     return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None)
@@ -388,7 +389,7 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     else:
         owner_rows = f"{_OWNER_ROW} UNION ALL {_GLOBAL_ROW}"
         params.append(scope.owner_id)
-    with connection.prepared_cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_TERM_STATS.format(owner_rows=owner_rows), params)
         rows = cursor.fetchall()
     readable, tokens, estimate, transaction_state = 0, 0, 0, access_beside.TransactionState()
@@ -445,7 +446,7 @@ def _keyword_rows(
         bm25=_BM25, cosine="NULL" if vector is None else _COSINE, embedding=", c.embedding" if with_embeddings else ""
     )
     params = [*keywords.score_params(), *keyword_function_args(scope, keywords, limit), limit]
-    with connection.prepared_cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [*([] if vector is None else [vector]), *params])
         return cursor.fetchall()
 
@@ -479,11 +480,18 @@ _EXACT = """
 # enable_sort off: the planner's cost of HNSW grows with ef_search while it thinks a distance costs next to
 # nothing, so at a high ef_search it takes an exact scan and sort of every readable row (14 ms for 10k
 # chunks instead of 2); off, the only plan without a sort below the CTE is the HNSW index scan. The
-# settings end with _vector_read's savepoint, not the caller's transaction (beside, with the second connection's).
+# settings end with _vector_read's savepoint (set back), not the caller's transaction (beside, with the second
+# connection's).
+_ITERATIVE_NAMES = ("hnsw.iterative_scan", "hnsw.ef_search", "hnsw.max_scan_tuples", "enable_sort")
+# The four settings' values before (NULL: pgvector's not loaded yet), then the iterative scan's (the columns are
+# evaluated in order); _SETTINGS_BACK sets them back (a NULL to the default).
 _ITERATIVE_SETTINGS = (
-    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true),"
+    "SELECT "
+    + ", ".join(f"current_setting('{name}', true)" for name in _ITERATIVE_NAMES)
+    + ", set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true),"
     " set_config('hnsw.max_scan_tuples', %s, true), set_config('enable_sort', 'off', true)"
 )
+_SETTINGS_BACK = "SELECT " + ", ".join(f"set_config('{name}', %s, true)" for name in _ITERATIVE_NAMES)
 # The index holds the vectors at half precision (recall.models, recall 0014), so the scan orders by the half-precision
 # distance, which it serves; the rows it returns keep their full-precision distance, as the exact scan's.
 _ITERATIVE = f"""
@@ -532,7 +540,7 @@ def _vector_candidates(
     """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact"), read on the request's
     connection (the benches' and tests' view of it; search reads them whole: ``_sides``)."""
     read = _vector_read(scope, vector, limit, counts or readable_chunk_counts(scope), None, False, _request_savepoint)
-    with connection.prepared_cursor() as cursor:
+    with prepared_cursor() as cursor:
         rows, plan, _ = read(cursor)
     return {row[0]: float(row[2]) for row in rows}, plan
 
@@ -547,8 +555,8 @@ def _vector_read(
     savepoint,
 ):
     """The vector side's best ``limit`` candidates read whole (``_VECTOR``), with their BM25 for ``keywords``, as a
-    read of a cursor: the request's or a second connection's (access/beside.py). ``savepoint(cursor)`` opens a
-    savepoint that is rolled back, which the iterative scan's settings end with (beside: ``_beside_savepoint``)."""
+    read of a cursor: the request's or a second connection's (access/beside.py). ``savepoint(cursor)`` opens the
+    scope the iterative scan's settings end with (``_request_savepoint``, ``_beside_savepoint``)."""
     where, params = scope.sql()
     readable, total = counts
     keyword_score, score_params = "NULL", []
@@ -565,11 +573,13 @@ def _vector_read(
         """The rows, the plan and how long its statements took (ms)."""
         started = time.perf_counter()
         if readable > settings.RECALL_EXACT_SCAN_MAX:
-            with savepoint(cursor):
+            with savepoint(cursor) as settings_back:
                 max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
                 cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
+                before = cursor.fetchone()[: len(_ITERATIVE_NAMES)]
                 cursor.execute(statement(_ITERATIVE), statement_params)
                 rows = cursor.fetchall()
+                settings_back(before)
             if len(rows) >= limit:
                 return rows, "hnsw", (time.perf_counter() - started) * 1000
         cursor.execute(statement(_EXACT), statement_params)
@@ -580,18 +590,21 @@ def _vector_read(
 
 @contextlib.contextmanager
 def _request_savepoint(cursor):
-    """A savepoint of the request's transaction (Django's), rolled back."""
+    """A savepoint of the request's transaction (Django's), released once the iterative scan's settings are set back
+    to what they were before (what it yields does that), and rolled back after an error. Released rather than
+    rolled back: psycopg deallocates every statement it prepared on a connection at a rollback, a savepoint's too
+    (access.backend's prepared_cursor)."""
     with transaction.atomic():
-        yield
-        transaction.set_rollback(True)
+        yield lambda before: cursor.execute(_SETTINGS_BACK, list(before))
 
 
+@contextlib.contextmanager
 def _beside_savepoint(cursor):
     """None on a second connection (access/beside.py): its transaction ends right after the read, and the settings
-    with it. A savepoint rolled back there would make psycopg deallocate the statements it prepared on that
+    with it; a savepoint rolled back there would make psycopg deallocate the statements it prepared on that
     connection. The exact statement, the only one that can follow the settings there, has one plan with or without
     them: its sorts are the only way to its order (enable_sort off marks them disabled, as EXPLAIN shows)."""
-    return contextlib.nullcontext()
+    yield lambda before: None
 
 
 _COSINE = "CASE WHEN c.embedding IS NULL THEN NULL ELSE 1 - (c.embedding <=> %s::vector) END"
@@ -641,7 +654,7 @@ def _candidates(keyword_rows: list[tuple], vector_rows: list[tuple], with_embedd
 def _texts(chunk_ids: list[int]) -> dict[int, str]:
     if not chunk_ids:
         return {}
-    with connection.prepared_cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_TEXTS, [chunk_ids])
         return dict(cursor.fetchall())
 

@@ -7,12 +7,29 @@ row-level security gives them no owned rows: code that reads owned tables runs i
 (a request's, a task's `transaction.atomic()`, or `owner_scope()`/`elevated()`).
 """
 
-from django.db.backends.postgresql import base
+import psycopg
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.postgresql import base, operations
 
 from access import scope
 
 
+class DatabaseOperations(operations.DatabaseOperations):
+    def last_executed_query(self, cursor, sql, params):
+        """The statement with its values, for Django's query log (DEBUG, tests' captured queries). Django reads a
+        server-side binding cursor's (``prepared_cursor``) from psycopg, which keeps no text once the statement is
+        prepared: it is composed here instead, as Django does when every cursor binds server-side."""
+        if isinstance(cursor, psycopg.ClientCursor):
+            return super().last_executed_query(cursor, sql, params)
+        try:
+            return self.compose_sql(sql, params)
+        except psycopg.errors.DataError:
+            return None
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
+
     def prepared_cursor(self):
         """A cursor of this connection that binds its parameters server-side (``connection.cursor()``'s binds them
         into the statement's text), so that psycopg prepares a statement this connection runs often (after
@@ -25,7 +42,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.close_if_health_check_failed()
         self.ensure_connection()
         with self.wrap_database_errors:
-            return self._prepare_cursor(base.ServerBindingCursor(self.connection))  # private: Django's own wrapping
+            cursor = base.ServerBindingCursor(self.connection)  # type: ignore[attr-defined]  # psycopg 3's, not stubbed
+            return self._prepare_cursor(cursor)  # type: ignore[attr-defined]  # private: Django's own wrapping
 
     def _set_autocommit(self, autocommit):
         super()._set_autocommit(autocommit)  # type: ignore[misc]  # private: not in django-stubs
@@ -34,3 +52,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
             if current != scope.NONE:
                 with self.wrap_database_errors:
                     scope.apply_to_raw(self.connection, current)
+
+
+def prepared_cursor(using: str = DEFAULT_DB_ALIAS):
+    """``connections[using].prepared_cursor()``: see DatabaseWrapper's."""
+    return connections[using].prepared_cursor()  # type: ignore[attr-defined]  # this backend's

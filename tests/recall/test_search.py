@@ -410,6 +410,28 @@ def test_a_searchs_statements_are_prepared_by_the_connections_that_run_them_ofte
     assert any("::halfvec" in statement for statements in beside_it for statement in statements)
 
 
+def test_the_search_that_runs_both_sides_on_the_requests_connection_keeps_its_statements_prepared(owner):
+    """After a write, both sides run on the request's connection (the test's transaction has written the chunks),
+    the iterative scan inside a savepoint that is released, its settings set back: a rollback would make psycopg
+    deallocate what it prepared there. After seven searches the counts, both sides and the texts are prepared."""
+    rng = np.random.default_rng(6)
+    _bulk_chunks(owner, 200, rng, path="mine.md")
+    query = _unit(rng)
+    with override_settings(RECALL_EXACT_SCAN_MAX=0):
+        outcomes = [
+            search(owner, "row 7 17 170", k=10, query_embedding=query, embedder=None, min_score=0) for _ in range(7)
+        ]
+    assert not any(outcome.vector_beside for outcome in outcomes) and outcomes[0].vector_plan == "hnsw"
+    assert all(outcome.citations() == outcomes[0].citations() for outcome in outcomes) and outcomes[0].hits
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.iterative_scan')")
+        assert cursor.fetchone() == ("on", "off")
+    markers = ["recall_lexeme_stats", "recall_keyword_candidates", "::halfvec", "c.text FROM"]
+    assert [sum(marker in statement for statement in prepared) for marker in markers] == [1, 1, 1, 1]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_iterative_scan_under_row_level_security_returns_the_traders_own_nearest(owner):
     """In the trader's scope (the app role, row-level security, not elevated), 1,900 other traders' chunks
@@ -662,7 +684,7 @@ def test_the_iterative_scan_runs_with_the_scopes_candidate_list(owner, monkeypat
     seen = []
 
     def settings_of_the_scan(execute, sql, params, many, context):
-        if "hnsw.ef_search" in sql:
+        if "relaxed_order" in sql:  # the scan's settings (_SETTINGS_BACK sets the values before back)
             seen.append(params[0])
         return execute(sql, params, many, context)
 
