@@ -927,6 +927,7 @@ class Before:
     worktree: Path | None = None
     installed: str = ""  # the signature of the keyword function it calls, installed by this run
     label: str = "before"  # its labels' suffix: "before", or "before <revision>" when several are compared
+    own_beside: bool = False  # its selectors run their reads beside on its own access/beside.py (load_before)
 
     def search_call(self, user, queries: list[str], vectors: dict[str, list[float]]):
         return search_call(user, queries, vectors, self.exact_scan_max, module=self.selectors)
@@ -1010,6 +1011,16 @@ def load_before(revision: str) -> Before:
         found = re.search(r"^RECALL_EXACT_SCAN_MAX = ([\d_]+)", settings_text, re.M)
         before.exact_scan_max = int(found.group(1).replace("_", ""))
         before.installed = install_keyword_function(worktree, revision, before.selectors)
+        # Its reads beside on its own access/beside.py too: how that one binds, prepares and ends the read's
+        # transaction is part of the code compared (today's prepares the vector statement; 17b1710's did not).
+        # The two still share the pool's connections, and psycopg deallocates what a connection prepared at
+        # any rollback, the before tree's included: today's search keeps fewer statements prepared here than
+        # alone, so the comparison understates it.
+        if (worktree / "access" / "beside.py").exists() and hasattr(before.selectors, "access_beside"):
+            before.selectors.access_beside = _module_from(
+                worktree / "access" / "beside.py", f"bench_before_beside_{revision}"
+            )
+            before.own_beside = True
     except BaseException:
         before.close()
         raise
@@ -1812,7 +1823,9 @@ def main(argv=None) -> int:
                 f"{before.label}: recall/selectors.py of {before.revision}"
                 + (" (this checkout: --before self)" if before.revision == SELF else " (a temporary git worktree)")
                 + f" at its RECALL_EXACT_SCAN_MAX {before.exact_scan_max:,}, interleaved with today's on the same"
-                " tables" + (f"; it calls {before.installed}, installed as the owner" if before.installed else "")
+                " tables"
+                + (f"; it calls {before.installed}, installed as the owner" if before.installed else "")
+                + ("; its reads beside on its own access/beside.py" if before.own_beside else "")
             )
         before_names = ", ".join(f"{b.label}: {b.revision}'s code at its settings" for b in befores)
 
