@@ -1029,8 +1029,8 @@ def load_before(revision: str) -> Before:
         # Its reads beside on its own access/beside.py too: how that one binds, prepares and ends the read's
         # transaction is part of the code compared (today's prepares the vector statement; 17b1710's did not).
         # The two still share the pool's connections, and psycopg deallocates what a connection prepared at
-        # any rollback, the before tree's included: today's search keeps fewer statements prepared here than
-        # alone, so the comparison understates it.
+        # any rollback, the before tree's included; in a scratch A/B today's search was no slower with 17b1710's
+        # interleaved than alone (docs/architecture.md, prepared statements).
         if (worktree / "access" / "beside.py").exists() and hasattr(before.selectors, "access_beside"):
             before.selectors.access_beside = _module_from(
                 worktree / "access" / "beside.py", f"bench_before_beside_{revision}"

@@ -600,10 +600,11 @@ def _request_savepoint(cursor):
 
 @contextlib.contextmanager
 def _beside_savepoint(cursor):
-    """None on a second connection (access/beside.py): its transaction ends right after the read, and the settings
-    with it; a savepoint rolled back there would make psycopg deallocate the statements it prepared on that
-    connection. The exact statement, the only one that can follow the settings there, has one plan with or without
-    them: its sorts are the only way to its order (enable_sort off marks them disabled, as EXPLAIN shows)."""
+    """No savepoint on a second connection (access/beside.py), and nothing to set back: its transaction ends right
+    after the read, and the settings with it; a savepoint rolled back there would make psycopg deallocate the
+    statements it prepared on that connection. The exact statement, the only one that can follow the settings there,
+    has one plan with or without them: its sorts are the only way to its order (enable_sort off marks them disabled,
+    as EXPLAIN shows)."""
     yield lambda before: None
 
 
