@@ -894,13 +894,6 @@ def exact_max(value: int):
     return override_settings(RECALL_EXACT_SCAN_MAX=value)
 
 
-def default_plan(readable: int) -> str:
-    """The vector side's plan at default settings for a scope of ``readable`` chunks (selectors._vector_read)."""
-    from django.conf import settings
-
-    return "hnsw" if readable > settings.RECALL_EXACT_SCAN_MAX else "exact"
-
-
 @contextlib.contextmanager
 def trader_scope(user):
     """A transaction in the trader's sealed scope, as a request runs (here as the tables' owner, who bypasses
@@ -1990,7 +1983,7 @@ def main(argv=None) -> int:
                 shares[size] = readable_share(user)
                 # The goal's label: default settings (labelled with the plan they pick); the sweep's: both plans.
                 # Each label's questions start at its place in the round (search_call).
-                calls[f"{size:,} {default_plan(shares[size][0])}"] = search_call(
+                calls[f"{size:,} {selectors.vector_plan(shares[size][0])}"] = search_call(
                     user, list(QUERIES), vectors, None, offset=len(calls)
                 )
                 sweep_calls[f"{size:,} exact"] = search_call(
@@ -2043,7 +2036,7 @@ def main(argv=None) -> int:
             print_state_table(state, sweep, percentile(sweep["floor"].seconds, 50))
             for size in state.measured:
                 readable, total = shares[size]
-                default = default_plan(readable)
+                default = selectors.vector_plan(readable)
                 print(
                     f"  {size:,}: readable {readable:,} of {total:,} ({readable / total:.1%}); default"
                     f" ({settings.RECALL_EXACT_SCAN_MAX:,}) picks {default}; hnsw.max_scan_tuples"
@@ -2269,7 +2262,7 @@ def main(argv=None) -> int:
             info = summary[state.name]
             for size in state.measured:  # every measured trader, the threshold sweep's 20,000 too: the goal's rows
                 readable, total = info["shares"][size]
-                plan = default_plan(readable)
+                plan = selectors.vector_plan(readable)
                 m = info["results"][f"{size:,} {plan}"]
                 p95 = percentile(m.seconds, 95) * 1000
                 point = points[(state.name, size)]

@@ -529,6 +529,12 @@ def hnsw_max_scan_tuples(limit: int, readable: int, total: int) -> int:
     return int(min(HNSW_SCAN_TUPLES_MAX, max(HNSW_SCAN_TUPLES_MIN, expected * HNSW_SCAN_TUPLES_MARGIN)))
 
 
+def vector_plan(readable: int) -> str:
+    """The vector side's plan for a scope of ``readable`` chunks: "hnsw" (the iterative scan, which the exact scan
+    answers for when it comes back short) above RECALL_EXACT_SCAN_MAX, "exact" up to it."""
+    return "hnsw" if readable > settings.RECALL_EXACT_SCAN_MAX else "exact"
+
+
 def hnsw_ef_search(readable: int) -> int:
     """hnsw.ef_search for a scope of ``readable`` chunks (see HNSW_LARGE_SCOPE)."""
     return HNSW_EF_SEARCH_LARGE if readable >= HNSW_LARGE_SCOPE else HNSW_EF_SEARCH
@@ -572,7 +578,7 @@ def _vector_read(
     def read(cursor) -> tuple[list[tuple], str, float]:
         """The rows, the plan and how long its statements took (ms)."""
         started = time.perf_counter()
-        if readable > settings.RECALL_EXACT_SCAN_MAX:
+        if vector_plan(readable) == "hnsw":
             with savepoint(cursor) as settings_back:
                 max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
                 cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
