@@ -27,8 +27,10 @@ States (each: TRUNCATE of the chunks, documents and recall_lexeme_stats; COPY do
 chunk indexes dropped and the lexeme statistics' triggers disabled (they would aggregate every lexeme of the
 COPY in one statement), then the lexeme statistics' BACKFILL (recall 0007's, imported from the migration,
 timed) and the triggers enabled again, in the same transaction; the indexes built again (timed,
-maintenance_work_mem 512MB), VACUUM ANALYZE, CHECKPOINT; then, untimed, recall_lexeme_stats checked against a
-fresh count of the chunks for each measured trader and the global rows: chunks, words, and the sum of df):
+maintenance_work_mem 512MB), VACUUM ANALYZE, CHECKPOINT; the owner graphs `manage.py recall_owner_graphs` builds
+(recall/owner_graphs.py: an HNSW graph of its own for a trader reading more than RECALL_EXACT_SCAN_MAX chunks and at
+most half the table: here the 20,000-chunk trader among 100,000; timed); then, untimed, recall_lexeme_stats checked
+against a fresh count of the chunks for each measured trader and the global rows: chunks, words, and the sum of df):
 
   single  N chunks, all one trader's;
   many    N chunks over 200 owners plus 40 global chunks (runbooks, playbooks): measured traders of
@@ -48,7 +50,8 @@ embedding excluded (query_embedding= precomputed):
   before <rev>   the same search with recall/selectors.py of each `--before` commit (default 4e0344f, the code
                  before issue 18: over-fetching HNSW, ts_rank keyword side; and 26f0aa3, main just before BM25:
                  iterative HNSW, the same ts_rank keyword side), checked out into a temporary git worktree, at
-                 the RECALL_EXACT_SCAN_MAX of that commit's settings, against today's schema: the keyword
+                 the RECALL_EXACT_SCAN_MAX of that commit's settings, against today's schema (a trader's own
+                 graph included: PostgreSQL walks it for any statement with the trader's scope clause): the keyword
                  function it calls (recall_keyword_matches, which migration 0002 drops) is installed from its
                  recall/row_security.py as the owner, and its readable count sums Document.chunk_count as it
                  did. Today's figures beside the old ones, same run, same tables;
@@ -89,14 +92,14 @@ columns and the embedding first; a side table of those alone; the same with half
 top 10 against today's.
 
 HNSW precision: the iterative statement over a full-precision graph (the before trees' index) and over today's
-half-precision one (recall 0014), each at the trader's settings, interleaved, with recall@10 against the exact
-answer and both indexes' sizes.
+half-precision shared one (recall 0014; a trader's own graph set aside: shared_graph_scope), each at the trader's
+settings, interleaved, with recall@10 against the exact answer and both indexes' sizes.
 
 With --hnsw-builds N: for each --hnsw-m value and each --hnsw-ef-construction one (default: as migrated), the HNSW
-index is built N times, each in a transaction that is rolled back, and the iterative scan is checked against the
-exact answer at the hnsw.ef_search search uses (recall@10 per build, its spread and worst question, statement p50,
-build time and index size): the graph, and with it the recall, differs from one build to the next. Each build of
-100k chunks takes 1-2 minutes here.
+index is built N times, each in a transaction that is rolled back, and the iterative scan over it (a trader's own
+graph set aside) is checked against the exact answer at the hnsw.ef_search search uses (recall@10 per build, its
+spread and worst question, statement p50, build time and index size): the graph, and with it the recall, differs
+from one build to the next. Each build of 100k chunks takes 1-2 minutes here.
 
 Embedding: query latency (each question alone, p50/p95) and indexing throughput (services.embed_pending,
 batches of 32, on 96 pending chunks of the 10k state: chunks/s end to end and model alone).
@@ -575,6 +578,7 @@ class State:
     owners: dict[int, object] = field(default_factory=dict)  # chunk count -> user
     seed_s: dict[str, float] = field(default_factory=dict)
     table: dict[str, str] = field(default_factory=dict)
+    owner_graphs: list[tuple[int, int, float, float]] = field(default_factory=list)  # build_owner_graphs
 
 
 def owner_sizes(state: State) -> list[tuple[str, int]]:
@@ -811,7 +815,34 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
         "table": table, "hnsw": hnsw, "gin": gin, "documents": f"{n_docs:,}", "tokens": str(tokens),
         "stats": f"{n_stats:,}", "stats_size": stats_size,
     }  # fmt: skip
+    build_owner_graphs(state)
     state.seed_s["total"] = time.perf_counter() - started
+
+
+def build_owner_graphs(state: State) -> None:
+    """`manage.py recall_owner_graphs`' work (recall.services.owner_graphs_sync, not concurrently: nothing else runs
+    here): an HNSW graph of its own for each trader whose scope the iterative scan answers, at most half the table.
+    Kept in state.owner_graphs: (owner id, readable chunks, build seconds, MB)."""
+    from django.db import connection
+
+    from access.scope import elevated
+    from recall import owner_graphs, services
+
+    seconds: dict[int, float] = {}
+    t0 = time.perf_counter()
+    with elevated("bench/recall_latency.py: the owner graphs", atomic=False):
+        services.owner_graphs_sync(concurrently=False, report=lambda verb, owner, s: seconds.__setitem__(owner, s))
+        readable, _, _ = services.owner_graph_state()
+    state.seed_s["owner graphs"] = time.perf_counter() - t0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, pg_relation_size(oid) FROM pg_class WHERE starts_with(relname, %s)",
+            [owner_graphs.NAME_PREFIX],
+        )
+        sizes = {owner_graphs.owner_of(name): size for name, size in cursor.fetchall()}
+    state.owner_graphs = [
+        (owner, readable[owner], seconds.get(owner, 0.0), size / 2**20) for owner, size in sorted(sizes.items())
+    ]
 
 
 # -- measuring -------------------------------------------------------------------------------------------
@@ -1096,16 +1127,22 @@ def keyword_call(user, query: str):
     return call
 
 
-def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef: int):
+def shared_graph_scope(where: str) -> str:
+    """A trader's scope clause in a form no owner graph's predicate covers (`owner_id + 0`), so the planner walks the
+    shared graph (recall/owner_graphs.py): for the studies of that graph, its builds and its precision."""
+    return where.replace("c.owner_id = %s", "c.owner_id + 0 = %s")
+
+
+def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef: int, *, shared: bool = False):
     """The iterative HNSW scan as _vector_read sends it (its max_scan_tuples; the ids and distances, without the
-    candidates' columns), at hnsw.ef_search = ef."""
+    candidates' columns), at hnsw.ef_search = ef; over the shared graph when ``shared`` (shared_graph_scope)."""
     from django.db import connection, transaction
 
     from recall import selectors
 
     scope = selectors.SearchScope(user.pk)
     where, params = scope.sql()
-    sql = selectors._ITERATIVE.format(scope=where)
+    sql = selectors._ITERATIVE.format(scope=shared_graph_scope(where) if shared else where)
     counter = itertools.count()
     limit = max(K * 4, 40)
     readable, total = selectors.readable_chunk_counts(scope)
@@ -1212,11 +1249,14 @@ def recall_check(
     }
 
 
-def raw_recall(user, queries: list[str], vectors, ef: int, reference: dict[str, dict[int, float]]) -> dict:
+def raw_recall(
+    user, queries: list[str], vectors, ef: int, reference: dict[str, dict[int, float]], *, shared: bool = False
+) -> dict:
     """The iterative HNSW statement at hnsw.ef_search = ef, each question once (sequential, not interleaved):
-    rows that survive the owner filter (of 40), recall@10 and cosine lost against the exact answer, p50 ms."""
-    raw_hnsw_call(user, queries, vectors, ef)()  # warm (its own question counter)
-    call = raw_hnsw_call(user, queries, vectors, ef)
+    rows that survive the owner filter (of 40), recall@10 and cosine lost against the exact answer, p50 ms. Over the
+    graph search walks (the trader's own where it has one), or the shared graph when ``shared``."""
+    raw_hnsw_call(user, queries, vectors, ef, shared=shared)()  # warm (its own question counter)
+    call = raw_hnsw_call(user, queries, vectors, ef, shared=shared)
     got, overlaps, lost, seconds = [], [], [], []
     for query in queries:
         t0 = time.perf_counter()
@@ -1667,7 +1707,7 @@ def hnsw_precision_ab(state: State, vectors: dict[str, list[float]], references:
             str(selectors.hnsw_max_scan_tuples(40, keywords.readable, keywords.table_estimate)),
         ]
         where, params = scope.sql()
-        statements = {label: sql.format(scope=where) for label, sql in forms.items()}
+        statements = {label: sql.format(scope=shared_graph_scope(where)) for label, sql in forms.items()}
         result = {label: {"seconds": [], "recall": []} for label in forms}
 
         def run(label: str, literal: str, settings_params=settings_params, statements=statements, params=params):
@@ -1748,7 +1788,7 @@ def hnsw_build_study(
                 for size in state.measured:
                     readable, _ = readable_share(state.owners[size])
                     ef = selectors.hnsw_ef_search(readable)
-                    r = raw_recall(state.owners[size], list(QUERIES), vectors, ef, references[size])
+                    r = raw_recall(state.owners[size], list(QUERIES), vectors, ef, references[size], shared=True)
                     per_size[size].append(r["recall"])
                     worst[size] = min(worst[size], r["recall_min"])
                     statement_p50[size].append(r["p50"])
@@ -1945,6 +1985,20 @@ def main(argv=None) -> int:
                 f"  table {state.table['table']} (TOAST included), HNSW index {state.table['hnsw']}, GIN"
                 f" {state.table['gin']}; {state.table['documents']} documents; {state.table['tokens']} tokens a chunk"
                 f" on average; recall_lexeme_stats {state.table['stats']} rows, {state.table['stats_size']}"
+            )
+            measured_of = {user.pk: size for size, user in state.owners.items()}
+            print(
+                f"  owner graphs (recall/owner_graphs.py, manage.py recall_owner_graphs) in"
+                f" {s['owner graphs']:.1f}s: "
+                + (
+                    "; ".join(
+                        f"trader #{owner}"
+                        + (f" (the {measured_of[owner]:,}-chunk trader)" if owner in measured_of else "")
+                        + f", {readable:,} readable, built in {seconds:.1f}s, {mb:.0f} MB"
+                        for owner, readable, seconds, mb in state.owner_graphs
+                    )
+                    or "none (no trader reads more than RECALL_EXACT_SCAN_MAX and at most half the table)"
+                )
             )
             problems = check_lexeme_stats(state)
             for problem in problems:

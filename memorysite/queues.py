@@ -28,6 +28,7 @@ TASK_KINDS = {
     "reflection.run_reflection": REFLECTION,
     "reflection.daily_sweep": SWEEPS,
     "recall.scheduled_sync": SWEEPS,
+    "recall.owner_graphs_sync": SWEEPS,
     # Retention (memorysite/retention.py): hourly batched deletes.
     "memorysite.expire_idempotency_keys": SWEEPS,
     "signals.expire_retrieval_audits": SWEEPS,

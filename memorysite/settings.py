@@ -410,6 +410,8 @@ CELERY_BEAT_SCHEDULE = {
     "reflection-daily": {"task": "reflection.daily_sweep", "schedule": 900.0},
     # Recall: re-sync remembered workspace folders and embed anything still pending.
     "recall-sync": {"task": "recall.scheduled_sync", "schedule": float(RECALL_SYNC_INTERVAL_S)},
+    # Recall: the large traders' own HNSW graphs (recall/owner_graphs.py), built and dropped as they grow and shrink.
+    "recall-owner-graphs": {"task": "recall.owner_graphs_sync", "schedule": 3600.0},
 }
 
 # Retention (issue 22): beat sweeps that keep the database from growing forever, each deleting (or thinning) in

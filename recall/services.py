@@ -19,6 +19,7 @@ import hashlib
 import logging
 import posixpath
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from ledger.selectors import snapshot_tick, trade_row_to_open
 from memorysite.metrics import RECALL_INDEX_ERRORS
 from memorysite.text import strip_invisible
 from memorysite.validators import DOCUMENT_TEXT_NUL
+from recall import owner_graphs
 from recall.chunking import chunk_markdown
 from recall.models import (
     DOCUMENT_MAX_CHARS,
@@ -880,3 +882,68 @@ def synced_folder_run(*, folder: SyncedFolder, progress=None, now: dt.datetime |
     folder.last_error = "\n".join(result.errors)[:2000]
     folder.save(update_fields=["last_synced_at", "last_error"])
     return result
+
+
+# The chunks' shared HNSW graph (recall.models); an owner graph is built the same way over a trader's rows
+# (recall/owner_graphs.py).
+SHARED_GRAPH = "recall_chunk_embedding_half"
+# An owner graph's build (and drop) runs without the service's statement timeout, with the memory recall 0011 and
+# 0015 give the shared graph's; set for the session (CONCURRENTLY runs outside a transaction) and reset after.
+OWNER_GRAPH_SETTINGS = ("statement_timeout", "0"), ("maintenance_work_mem", "512MB")
+
+
+def owner_graph_index(owner_id: int):
+    """The owner graph of ``owner_id``: the shared graph's definition (expression, operator class, m,
+    ef_construction) over the rows of that trader's search scope, which is what lets the planner use it."""
+    shared = next(index for index in Chunk._meta.indexes if index.name == SHARED_GRAPH)
+    _, args, kwargs = shared.deconstruct()
+    kwargs.update(name=owner_graphs.index_name(owner_id), condition=Q(owner_id=owner_id) | Q(owner_id__isnull=True))
+    return type(shared)(*args, **kwargs)
+
+
+def owner_graph_state() -> tuple[dict[int, int], int, dict[int, bool]]:
+    """(each owner's readable chunks: its own and the global ones; the chunks in the table; the owner graphs there
+    are, valid or not), from recall_lexeme_stats' totals rows and the catalog. Elevated: every trader's counts."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT owner_id, df FROM recall_lexeme_stats WHERE lexeme = ''")
+        counts = dict(cursor.fetchall())
+        cursor.execute(
+            "SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+            " WHERE i.indrelid = 'recall_chunks'::regclass AND starts_with(c.relname, %s)",
+            [owner_graphs.NAME_PREFIX],
+        )
+        existing = {owner: valid for name, valid in cursor.fetchall() if (owner := owner_graphs.owner_of(name))}
+    shared = counts.pop(None, 0)
+    return {owner: own + shared for owner, own in counts.items()}, shared + sum(counts.values()), existing
+
+
+def owner_graphs_sync(*, minimum: int | None = None, concurrently: bool = True, report=None) -> owner_graphs.GraphPlan:
+    """Build the owner graphs recall/owner_graphs.py wants and drop the ones it does not (invalid ones too), as
+    the tables' owner (`manage.py recall_owner_graphs`). ``minimum``: settings.RECALL_EXACT_SCAN_MAX unless
+    given. ``concurrently``: CREATE / DROP INDEX CONCURRENTLY, so searches and writes go on meanwhile (outside a
+    transaction, which the caller must not be in). ``report(verb, owner_id, seconds)`` after each."""
+    with transaction.atomic():
+        readable, total, existing = owner_graph_state()
+    graph_plan = owner_graphs.plan(
+        readable, total, existing, minimum=settings.RECALL_EXACT_SCAN_MAX if minimum is None else minimum
+    )
+    steps = [("dropped", owner_id) for owner_id in graph_plan.drop] + [
+        ("built", owner_id) for owner_id in graph_plan.build
+    ]
+    if not steps:
+        return graph_plan
+    with connection.schema_editor(atomic=not concurrently) as editor:
+        for name, value in OWNER_GRAPH_SETTINGS:
+            editor.execute(f"SET {name} = '{value}'")
+        try:
+            for verb, owner_id in steps:
+                started = time.perf_counter()
+                index = owner_graph_index(owner_id)
+                sql = index.remove_sql if verb == "dropped" else index.create_sql
+                editor.execute(sql(Chunk, editor, concurrently=concurrently))
+                if report:
+                    report(verb, owner_id, time.perf_counter() - started)
+        finally:
+            for name, _ in OWNER_GRAPH_SETTINGS:
+                editor.execute(f"RESET {name}")
+    return graph_plan

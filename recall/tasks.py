@@ -1,9 +1,11 @@
 """Celery tasks of recall: thin, idempotent, one service each. Embedding happens here, never on a
 write request's path."""
 
+import io
 import logging
 
 from celery import shared_task
+from django.core.management import call_command
 from django.db import OperationalError
 
 from access import scope
@@ -66,3 +68,14 @@ def scheduled_sync() -> int:
                 changed += services.synced_folder_run(folder=folder).changed
     embed_pending.apply_async(retry=False)
     return changed
+
+
+@shared_task(name="recall.owner_graphs_sync", ignore_result=True)
+def owner_graphs_sync() -> str:
+    """Beat (hourly): `manage.py recall_owner_graphs`, which builds the HNSW graphs of the traders that have grown
+    into one and drops the ones no longer wanted (recall/owner_graphs.py), as the owner role. On the sweeps pool, one
+    process running one task at a time: the command swaps its connection's credentials while it runs. Returns what
+    the command printed."""
+    out = io.StringIO()
+    call_command("recall_owner_graphs", stdout=out)
+    return out.getvalue()

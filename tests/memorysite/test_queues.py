@@ -14,7 +14,7 @@ from memorysite.celery import app, expire_idempotency_keys, heartbeat
 from memorysite.queues import DEFAULT_QUEUE_POOL, EMBEDDINGS, KINDS, LAUNCHER_POOLS, TASK_KINDS, TICKS
 from memorysite.redis import client as redis_client
 from recall.models import Chunk
-from recall.tasks import embed_pending, embed_situations, scheduled_sync
+from recall.tasks import embed_pending, embed_situations, owner_graphs_sync, scheduled_sync
 from reflection.tasks import daily_sweep, run_reflection
 from signals.tasks import expire_retrieval_audits
 from tests.ledger.test_materialize_ordering import actual_rows, caught_up, expected_rows, post_all, tick_bodies
@@ -37,6 +37,7 @@ def test_every_task_lands_on_its_kinds_queue_and_the_rest_on_the_default(deploym
         run_reflection: [deployment.pk],
         daily_sweep: [],
         scheduled_sync: [],
+        owner_graphs_sync: [],
         expire_idempotency_keys: [],
         expire_retrieval_audits: [],
         prune_snapshot_bars: [],
