@@ -55,6 +55,8 @@ embedding excluded (query_embedding= precomputed):
                  function it calls (recall_keyword_matches, which migration 0002 drops) is installed from its
                  recall/row_security.py as the owner, and its readable count sums Document.chunk_count as it
                  did. Today's figures beside the old ones, same run, same tables;
+  shared graph   for a trader with an HNSW graph of its own (recall/owner_graphs.py), today's search with that
+                 graph set aside (shared_graph_search_call): the shared graph's walk, beside the goal's label;
   as owner / as app (RLS)  the default search in a transaction as the tables' owner / as the app role in the
                  trader's scope (row-level security's cost);
   +embed         the same search at default settings with embedder= (the query embedded inside);
@@ -966,6 +968,30 @@ def search_call(
         kwargs = {"embedder": embedder} if embedder is not None else {"query_embedding": vectors[query]}
         with exact_max(force) if force is not None else contextlib.nullcontext(), trader_scope(user):
             return module.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
+
+    return call
+
+
+def shared_graph_search_call(user, queries: list[str], vectors: dict[str, list[float]], *, offset: int = 0):
+    """Today's search at default settings with the trader's own graph set aside: for the call's duration the
+    scope's clause takes shared_graph_scope's form, so the vector side walks the shared graph as it did before
+    recall/owner_graphs.py (the keyword side does not read that clause). The label beside the goal's for a trader
+    with an owner graph: the graph's worth, measured side by side."""
+    from recall import selectors
+
+    call_search = search_call(user, queries, vectors, None, offset=offset)
+    original = selectors.SearchScope.sql
+
+    def shared_sql(scope, alias: str = "c") -> tuple[str, list]:
+        where, params = original(scope, alias)
+        return shared_graph_scope(where), params
+
+    def call():
+        selectors.SearchScope.sql = shared_sql
+        try:
+            return call_search()
+        finally:
+            selectors.SearchScope.sql = original
 
     return call
 
@@ -2044,6 +2070,10 @@ def main(argv=None) -> int:
                     user, list(QUERIES), vectors, 10**9, offset=len(sweep_calls)
                 )
                 sweep_calls[f"{size:,} hnsw"] = search_call(user, list(QUERIES), vectors, 0, offset=len(sweep_calls))
+                if user.pk in {owner for owner, *_ in state.owner_graphs}:
+                    calls[f"{size:,} shared graph"] = shared_graph_search_call(
+                        user, list(QUERIES), vectors, offset=len(calls)
+                    )
                 for before in befores:
                     calls[f"{size:,} {before.label}"] = before.search_call(
                         user, list(QUERIES), vectors, offset=len(calls)
@@ -2111,6 +2141,14 @@ def main(argv=None) -> int:
                     f"  {size:,}: hnsw / exact  p50 {percentile(hnsw, 50) / percentile(exact, 50):.2f}"
                     f"  p95 {percentile(hnsw, 95) / percentile(exact, 95):.2f}"
                 )
+            for size in state.measured:
+                if f"{size:,} shared graph" in results:
+                    own, shared = results[f"{size:,} hnsw"].seconds, results[f"{size:,} shared graph"].seconds
+                    print(
+                        f"  {size:,}: its own graph / the shared graph (default settings)  p50"
+                        f" {percentile(own, 50) / percentile(shared, 50):.2f}  p95"
+                        f" {percentile(own, 95) / percentile(shared, 95):.2f}"
+                    )
             for size in state.measured:
                 owner_s, rls_s = results[f"{size:,} as owner"].seconds, results[f"{size:,} as app (RLS)"].seconds
                 p50 = percentile(rls_s, 50) / percentile(owner_s, 50)
