@@ -888,7 +888,8 @@ def synced_folder_run(*, folder: SyncedFolder, progress=None, now: dt.datetime |
 # (recall/owner_graphs.py).
 SHARED_GRAPH = "recall_chunk_embedding_half"
 # An owner graph's build (and drop) runs without the service's statement timeout, with the memory recall 0011 and
-# 0015 give the shared graph's; set for the session (CONCURRENTLY runs outside a transaction) and reset after.
+# 0015 give the shared graph's: for the session and reset after when CONCURRENTLY (outside a transaction), else for
+# the transaction.
 OWNER_GRAPH_SETTINGS = ("statement_timeout", "0"), ("maintenance_work_mem", "512MB")
 
 
@@ -912,7 +913,8 @@ def owner_graph_state() -> tuple[dict[int, int], int, dict[int, bool]]:
             " WHERE i.indrelid = 'recall_chunks'::regclass AND starts_with(c.relname, %s)",
             [owner_graphs.NAME_PREFIX],
         )
-        existing = {owner: valid for name, valid in cursor.fetchall() if (owner := owner_graphs.owner_of(name))}
+        named = [(owner_graphs.owner_of(name), valid) for name, valid in cursor.fetchall()]
+        existing = {owner: valid for owner, valid in named if owner is not None}
     shared = counts.pop(None, 0)
     return {owner: own + shared for owner, own in counts.items()}, shared + sum(counts.values()), existing
 
@@ -934,7 +936,7 @@ def owner_graphs_sync(*, minimum: int | None = None, concurrently: bool = True, 
         return graph_plan
     with connection.schema_editor(atomic=not concurrently) as editor:
         for name, value in OWNER_GRAPH_SETTINGS:
-            editor.execute(f"SET {name} = '{value}'")
+            editor.execute(f"SET {'' if concurrently else 'LOCAL '}{name} = '{value}'")
         try:
             for verb, owner_id in steps:
                 started = time.perf_counter()
@@ -944,6 +946,7 @@ def owner_graphs_sync(*, minimum: int | None = None, concurrently: bool = True, 
                 if report:
                     report(verb, owner_id, time.perf_counter() - started)
         finally:
-            for name, _ in OWNER_GRAPH_SETTINGS:
-                editor.execute(f"RESET {name}")
+            if concurrently:
+                for name, _ in OWNER_GRAPH_SETTINGS:
+                    editor.execute(f"RESET {name}")
     return graph_plan

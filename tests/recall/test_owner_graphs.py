@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from access import scope
 from access.backend.base import prepared_cursor
-from recall import owner_graphs, selectors, tasks
+from access.roles import as_owner
+from recall import owner_graphs, selectors, services, tasks
 from recall.models import Chunk
 from tests.dbroles import owner_connection
 from tests.factories import DeploymentFactory, UserFactory
@@ -209,3 +210,23 @@ def test_the_command_drops_a_graph_no_longer_wanted_and_rebuilds_an_invalid_one(
         Chunk.objects.filter(owner=owner, start_line__gt=90).delete()
     assert f"dropped the owner graph of trader #{owner.pk}" in sync(minimum=200)
     assert graphs() == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_built_in_a_transaction_the_settings_end_with_it(owner):
+    """Not concurrently (bench/recall_latency.py's way, nothing else running): one transaction, whose statement
+    timeout and memory are the build's alone."""
+    rng = np.random.default_rng(23)
+    _bulk_chunks(UserFactory(), 600, rng, path="crowd.md")
+    _bulk_chunks(owner, 200, rng, path="mine.md")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('statement_timeout'), current_setting('maintenance_work_mem')")
+        before = cursor.fetchone()
+    with as_owner(), scope.elevated("test: owner graphs", atomic=False):
+        graph_plan = services.owner_graphs_sync(minimum=100, concurrently=False)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('statement_timeout'), current_setting('maintenance_work_mem')")
+            after = cursor.fetchone()
+    assert graph_plan == owner_graphs.GraphPlan(build=(owner.pk,), drop=())
+    assert graphs() == {owner_graphs.index_name(owner.pk): True}
+    assert after[1] == before[1] != "512MB"
