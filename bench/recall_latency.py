@@ -1156,6 +1156,8 @@ def keyword_call(user, query: str):
 def shared_graph_scope(where: str) -> str:
     """A trader's scope clause in a form no owner graph's predicate covers (`owner_id + 0`), so the planner walks the
     shared graph (recall/owner_graphs.py): for the studies of that graph, its builds and its precision."""
+    if "c.owner_id = %s" not in where:  # SearchScope.sql's form changed: the owner graph would not be set aside
+        raise RuntimeError(f"shared_graph_scope: no trader's clause in {where!r}")
     return where.replace("c.owner_id = %s", "c.owner_id + 0 = %s")
 
 
