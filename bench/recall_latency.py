@@ -2145,7 +2145,8 @@ def main(argv=None) -> int:
                 )
             for size in state.measured:
                 if f"{size:,} shared graph" in results:
-                    own, shared = results[f"{size:,} hnsw"].seconds, results[f"{size:,} shared graph"].seconds
+                    own = results[f"{size:,} {selectors.vector_plan(shares[size][0])}"].seconds
+                    shared = results[f"{size:,} shared graph"].seconds
                     print(
                         f"  {size:,}: its own graph / the shared graph (default settings)  p50"
                         f" {percentile(own, 50) / percentile(shared, 50):.2f}  p95"
