@@ -269,6 +269,7 @@ def install(using: str = "default") -> None:
     with transaction.atomic(using=using), connections[using].cursor() as cursor:
         cursor.execute("SELECT current_user")
         owner = cursor.fetchone()[0]
+        _lock_tables(cursor)
         if role and role != owner:
             grantee = _quote(role)
             cursor.execute(f"GRANT USAGE ON SCHEMA public TO {grantee}")
@@ -297,6 +298,24 @@ def install(using: str = "default") -> None:
             cursor.execute(f"REVOKE ALL ON FUNCTION {function.signature} FROM PUBLIC")
             if role and role != owner:
                 cursor.execute(f"GRANT EXECUTE ON FUNCTION {function.signature} TO {_quote(role)}")
+
+
+def _lock_tables(cursor) -> None:
+    """Every table install may alter, locked before it changes anything, in one order (by name).
+
+    The GRANTs below rewrite each table's row of pg_class. A maintenance job (autovacuum, ANALYZE) holding a table
+    writes its statistics into that row at its end, and waits for the transaction that changed it: had install
+    granted first and then waited for the job's table lock (DROP POLICY), each would wait for the other, a
+    deadlock. Waiting here, before it has changed anything, install waits for the job alone (PostgreSQL cancels an
+    autovacuum that blocks a lock after deadlock_timeout)."""
+    cursor.execute(
+        "SELECT quote_ident(c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relowner = current_user::regrole "
+        "ORDER BY c.relname"
+    )
+    tables = [name for (name,) in cursor.fetchall()]
+    if tables:
+        cursor.execute(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE")
 
 
 def _install_seal(cursor, app_role_name: str) -> None:

@@ -4,12 +4,15 @@ AppConfig's `row_security`, and what `migrate` installs is exactly what the apps
 from __future__ import annotations
 
 import re
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 
 import access
 from access import policies
@@ -207,6 +210,46 @@ class TestADeclarationChangesWhatIsInstalled:
             "table account_tokens has no memory_runner_key policy",
             "function rls_registry_probe(integer) is not installed",
         ]
+
+
+def test_install_takes_its_table_locks_before_it_changes_the_catalogue(transactional_db):
+    """A maintenance job that holds a table (autovacuum, here an ANALYZE in a transaction) and then writes the
+    table's statistics into pg_class waits for any transaction that changed that pg_class row, as install's GRANT
+    does. Had install taken its table locks after the GRANT, the two would wait for each other (a deadlock, as
+    after a transactional test's flush once). It takes them first, while it has changed nothing: it waits for the
+    job, which finishes, and both succeed."""
+    waiting_for = "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'skills'::regclass"
+    failures: list[BaseException] = []
+    holding, done = threading.Event(), threading.Event()
+
+    def maintenance():
+        try:
+            with owner_connection() as job, owner_connection() as watcher, job.transaction():
+                job.execute("LOCK TABLE skills IN SHARE UPDATE EXCLUSIVE MODE")  # ANALYZE's own lock
+                holding.set()
+                deadline = time.monotonic() + 10
+                while not watcher.execute(waiting_for).fetchone()[0]:  # install waits for the table
+                    assert time.monotonic() < deadline, "install never waited for the table"
+                    time.sleep(0.01)
+                job.execute("ANALYZE skills")  # writes skills' row of pg_class
+        except BaseException as error:  # handed to the test's thread
+            failures.append(error)
+        finally:
+            holding.set()
+            done.set()
+
+    job = threading.Thread(target=maintenance)
+    job.start()
+    try:
+        assert holding.wait(10)
+        with as_owner():
+            policies.install()
+    finally:
+        assert done.wait(30)
+        job.join()
+        connection.close()
+    assert failures == []
+    assert policies.problems() == []
 
 
 class TestAnAppThatDeclaresNothing:
