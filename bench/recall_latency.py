@@ -28,9 +28,10 @@ chunk indexes dropped and the lexeme statistics' triggers disabled (they would a
 COPY in one statement), then the lexeme statistics' BACKFILL (recall 0007's, imported from the migration,
 timed) and the triggers enabled again, in the same transaction; the indexes built again (timed,
 maintenance_work_mem 512MB), VACUUM ANALYZE, CHECKPOINT; the owner graphs `manage.py recall_owner_graphs` builds
-(recall/owner_graphs.py: an HNSW graph of its own for a trader reading more than RECALL_EXACT_SCAN_MAX chunks and at
-most half the table: here the 20,000-chunk trader among 100,000; timed); then, untimed, recall_lexeme_stats checked
-against a fresh count of the chunks for each measured trader and the global rows: chunks, words, and the sum of df):
+(recall/owner_graphs.py: an HNSW graph of its own for a trader reading more than RECALL_OWNER_GRAPH_MIN chunks and at
+most half the table: here the 2,000-, 5,000- and 20,000-chunk traders among 100,000 and the crowd's largest; timed);
+then, untimed, recall_lexeme_stats checked against a fresh count of the chunks for each measured trader and the global
+rows: chunks, words, and the sum of df):
 
   single  N chunks, all one trader's;
   many    N chunks over 200 owners plus 40 global chunks (runbooks, playbooks): measured traders of
@@ -922,9 +923,11 @@ class Measured:
 
 
 def exact_max(value: int):
+    """RECALL_EXACT_SCAN_MAX and RECALL_OWNER_GRAPH_MIN both at ``value``: 0 forces the iterative scan, 10**9 the exact
+    one, whether the trader has its own graph or not (selectors.vector_plan)."""
     from django.test.utils import override_settings
 
-    return override_settings(RECALL_EXACT_SCAN_MAX=value)
+    return override_settings(RECALL_EXACT_SCAN_MAX=value, RECALL_OWNER_GRAPH_MIN=value)
 
 
 @contextlib.contextmanager
@@ -1173,7 +1176,7 @@ def raw_hnsw_call(user, queries: list[str], vectors: dict[str, list[float]], ef:
     sql = selectors._ITERATIVE.format(scope=shared_graph_scope(where) if shared else where)
     counter = itertools.count()
     limit = max(K * 4, 40)
-    readable, total = selectors.readable_chunk_counts(scope)
+    readable, total, _ = selectors.readable_chunk_counts(scope)
     max_scan_tuples = selectors.hnsw_max_scan_tuples(limit, readable, total)
 
     def call():
@@ -1209,11 +1212,18 @@ def measure(calls: dict[str, Callable[[], object]], rounds: int, warmup: int) ->
     }
 
 
-def readable_share(user) -> tuple[int, int]:
-    """(readable, total) as _vector_candidates sees them."""
+def readable_share(user):
+    """(readable, total, owner graph) as _vector_candidates sees them (selectors.ScopeCounts)."""
     from recall import selectors
 
     return selectors.readable_chunk_counts(selectors.SearchScope(user.pk))
+
+
+def default_plan(counts) -> str:
+    """The plan search picks at default settings for a scope's selectors.ScopeCounts."""
+    from recall import selectors
+
+    return selectors.vector_plan(counts.readable, counts.owner_graph)
 
 
 def top_ids(rows: dict[int, float], n: int = K) -> set[int]:
@@ -1814,8 +1824,7 @@ def hnsw_build_study(
                 cursor.execute(f"SELECT pg_relation_size('{HNSW_INDEX}')")
                 sizes.append(cursor.fetchone()[0])
                 for size in state.measured:
-                    readable, _ = readable_share(state.owners[size])
-                    ef = selectors.hnsw_ef_search(readable)
+                    ef = selectors.hnsw_ef_search(readable_share(state.owners[size]).readable)  # the shared graph's
                     r = raw_recall(state.owners[size], list(QUERIES), vectors, ef, references[size], shared=True)
                     per_size[size].append(r["recall"])
                     worst[size] = min(worst[size], r["recall_min"])
@@ -2025,7 +2034,7 @@ def main(argv=None) -> int:
                         + f", {readable:,} readable, built in {seconds:.1f}s, {mb:.0f} MB"
                         for owner, readable, seconds, mb in state.owner_graphs
                     )
-                    or "none (no trader reads more than RECALL_EXACT_SCAN_MAX and at most half the table)"
+                    or "none (no trader reads more than RECALL_OWNER_GRAPH_MIN and at most half the table)"
                 )
             )
             problems = check_lexeme_stats(state)
@@ -2065,7 +2074,7 @@ def main(argv=None) -> int:
                 shares[size] = readable_share(user)
                 # The goal's label: default settings (labelled with the plan they pick); the sweep's: both plans.
                 # Each label's questions start at its place in the round (search_call).
-                calls[f"{size:,} {selectors.vector_plan(shares[size][0])}"] = search_call(
+                calls[f"{size:,} {default_plan(shares[size])}"] = search_call(
                     user, list(QUERIES), vectors, None, offset=len(calls)
                 )
                 sweep_calls[f"{size:,} exact"] = search_call(
@@ -2121,11 +2130,12 @@ def main(argv=None) -> int:
             )
             print_state_table(state, sweep, percentile(sweep["floor"].seconds, 50))
             for size in state.measured:
-                readable, total = shares[size]
-                default = selectors.vector_plan(readable)
+                readable, total, owner_graph = shares[size]
                 print(
-                    f"  {size:,}: readable {readable:,} of {total:,} ({readable / total:.1%}); default"
-                    f" ({settings.RECALL_EXACT_SCAN_MAX:,}) picks {default}; hnsw.max_scan_tuples"
+                    f"  {size:,}: readable {readable:,} of {total:,} ({readable / total:.1%}),"
+                    f" {'its own graph' if owner_graph else 'no graph of its own'}; default"
+                    f" ({settings.RECALL_EXACT_SCAN_MAX:,} / {settings.RECALL_OWNER_GRAPH_MIN:,} with its own graph)"
+                    f" picks {default_plan(shares[size])}; hnsw.max_scan_tuples"
                     f" {selectors.hnsw_max_scan_tuples(max(K * 4, 40), readable, total):,}"
                 )
             if run.statements.available:
@@ -2145,7 +2155,7 @@ def main(argv=None) -> int:
                 )
             for size in state.measured:
                 if f"{size:,} shared graph" in results:
-                    own = results[f"{size:,} {selectors.vector_plan(shares[size][0])}"].seconds
+                    own = results[f"{size:,} {default_plan(shares[size])}"].seconds
                     shared = results[f"{size:,} shared graph"].seconds
                     print(
                         f"  {size:,}: its own graph / the shared graph (default settings)  p50"
@@ -2192,7 +2202,7 @@ def main(argv=None) -> int:
             )
             for size in state.measured:
                 user = state.owners[size]
-                readable, total = shares[size]
+                readable, total, owner_graph = shares[size]
                 reference = references[size] = exact_reference(user, list(QUERIES), vectors)
                 point = {"state": state.name, "size": size, "readable": readable}
                 checks = [("hnsw", lambda u=user, r=reference: recall_check(u, list(QUERIES), vectors, r, 0))]
@@ -2208,7 +2218,7 @@ def main(argv=None) -> int:
                         f" {r['fallbacks']}/{len(QUERIES)}; fewest rows back {r['rows_min']} of 40"
                     )
                     point[label] = r
-                for ef in sorted({100, 200, 400, 800, selectors.hnsw_ef_search(readable)}):
+                for ef in sorted({100, 200, 400, 800, selectors.hnsw_ef_search(readable, owner_graph)}):
                     r = raw_recall(user, list(QUERIES), vectors, ef, reference)
                     print(
                         f"  {size:,} iterative HNSW statement at hnsw.ef_search {ef}: p50 {r['p50']:.2f} ms, p95"
@@ -2266,7 +2276,7 @@ def main(argv=None) -> int:
             term_rows, quality_rows, slowest_lines = [], [], []
             for size in state.measured:
                 user = state.owners[size]
-                readable, _ = shares[size]
+                readable = shares[size].readable
                 t = keyword_terms(user, list(QUERIES))
                 split = keyword_time_split(user, list(QUERIES))
                 slowest_lines.append(f"  {size:,}: the slowest question {split['slowest']}")
@@ -2356,8 +2366,8 @@ def main(argv=None) -> int:
         for state in states:
             info = summary[state.name]
             for size in state.measured:  # every measured trader, the threshold sweep's 20,000 too: the goal's rows
-                readable, total = info["shares"][size]
-                plan = selectors.vector_plan(readable)
+                readable, total, _ = info["shares"][size]
+                plan = default_plan(info["shares"][size])
                 m = info["results"][f"{size:,} {plan}"]
                 p95 = percentile(m.seconds, 95) * 1000
                 point = points[(state.name, size)]

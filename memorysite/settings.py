@@ -127,6 +127,13 @@ RECALL_MIN_SCORE = 0.2
 # readable 20.9 / 1.9 ms (0.980); 100k table, 2,040: 4.5 / 27.6 (0.926), 5,040: 23.1 / 11.4 (0.844), 20,040:
 # 95.9 / 8.0 (0.798). The iterative scan meets recall@10 >= 0.95 only in the first; 5,040 keeps the exact scan.
 RECALL_EXACT_SCAN_MAX = 8_000
+# A trader whose search reads more than this many chunks (and at most half the table) gets an HNSW graph of its own
+# (recall/owner_graphs.py; `manage.py recall_owner_graphs`, hourly on beat); while it has one, its vector search
+# walks that graph (the iterative scan) above this many readable chunks instead of scanning exactly. A scratch A/B
+# on bench/recall_latency.py's 100,000-chunk table (search p50 / p95, exact scan against the trader's own graph at
+# hnsw.ef_search 200, interleaved, 6 rounds of the 50 questions; recall@10 1.000 both ways): 5,000 readable chunks
+# 0.74 / 0.79 of the exact scan's, 2,000 0.92 / 0.93, 500 1.01 / 0.93 (no gain: graphs start above 2,000).
+RECALL_OWNER_GRAPH_MIN = 2_000
 RECALL_SYNC_INTERVAL_S = 600
 
 INSTALLED_APPS = [

@@ -6,18 +6,20 @@ trader with a fifth of the table four rows of five it visits are thrown away, an
 the whole table costs. An owner graph is a partial index over the trader's rows and the global ones,
 `WHERE (owner_id = <id> OR owner_id IS NULL)`: the very clause the trader's search scope reads with
 (recall.selectors.SearchScope), so PostgreSQL's planner proves the index covers the query (a deployment-narrowed
-scope implies it too) and walks that graph instead, with nothing to drop. No statement changes and no search
-asks whether the graph exists: with it, the planner takes it; without it (not built yet, or being rebuilt), the
-shared graph answers as before.
+scope implies it too) and walks that graph instead, with nothing to drop. No statement changes: with it, the
+planner takes it; without it (not built yet, or being rebuilt), the shared graph answers as before. What search
+asks (recall.selectors.keyword_query, in the statement that counts the scope) is whether the graph is there and
+valid, to choose its plan: over its own graph a trader's iterative scan beats the exact scan from
+settings.RECALL_OWNER_GRAPH_MIN readable chunks, over the shared graph only from settings.RECALL_EXACT_SCAN_MAX.
 
 Measured (a scratch copy of bench/recall_latency.py's 100,000-chunk table, the 20,000-chunk trader): the iterative
 statement at the same hnsw.ef_search 1.82 ms p50 over the owner graph against 3.86 over the shared one, recall@10
 against the exact answer 1.000 against 0.992; the graph built in 8.6 s, 22 MB.
 
-Who gets one: a trader whose scope reads more than ``minimum`` chunks (search's exact scan answers up to
-settings.RECALL_EXACT_SCAN_MAX; above it the iterative scan does) and at most ``BUILD_SHARE`` of the table (a trader
-holding most of it would get a second copy of the shared graph). A graph is kept until the trader's scope falls
-to half of ``minimum`` or grows past ``KEEP_SHARE`` of the table, so a trader near a threshold is not built and
+Who gets one: a trader whose scope reads more than ``minimum`` chunks (settings.RECALL_OWNER_GRAPH_MIN, where the
+iterative scan over the trader's own graph starts to beat the exact scan) and at most ``BUILD_SHARE`` of the table
+(a trader holding most of it would get a second copy of the shared graph). A graph is kept until the trader's scope
+falls to half of ``minimum`` or grows past ``KEEP_SHARE`` of the table, so a trader near a threshold is not built and
 dropped in turn. A graph PostgreSQL marks invalid (a concurrent build that failed) is dropped, and built again if
 still wanted.
 """

@@ -10,8 +10,9 @@ absolute scales; hits under ``RECALL_MIN_SCORE`` are dropped unless the caller p
   index) fetches the chunks holding the query's non-common terms and keeps the ``bm25.RESCORE_TOP`` with
   the highest idf sum, which are scored exactly here;
 - vector: cosine distance over pgvector. A trader with at most ``RECALL_EXACT_SCAN_MAX`` readable chunks
-  has them scanned exactly (through the owner index, no HNSW); above it, pgvector 0.8's iterative HNSW
-  scan (``hnsw.iterative_scan = relaxed_order``) applies the scope as it walks the graph and keeps going
+  has them scanned exactly (through the owner index, no HNSW), unless it has an HNSW graph of its own
+  (recall/owner_graphs.py) and more than ``RECALL_OWNER_GRAPH_MIN``; above it, or over its own graph, pgvector 0.8's
+  iterative HNSW scan (``hnsw.iterative_scan = relaxed_order``) applies the scope as it walks the graph and keeps going
   until ``limit`` rows pass it (or ``hnsw.max_scan_tuples``), re-sorted by distance outside a
   materialized CTE; when it still comes back short (a scope far narrower than its chunk count says,
   e.g. one deployment's), the exact scan answers. Either way the caller gets k rows whenever k exist.
@@ -34,6 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -43,7 +45,7 @@ from django.shortcuts import get_object_or_404
 from access import beside as access_beside
 from access.backend.base import prepared_cursor
 from memorysite.text import document_text_out
-from recall import bm25
+from recall import bm25, owner_graphs
 from recall.fusion import MAX_QUERY_TERMS, Candidate, FusionConfig, Hit, fuse, normalise_query_terms
 from recall.models import (
     EMBEDDING_DIMENSIONS,
@@ -73,6 +75,12 @@ from recall.situations import (
 HNSW_EF_SEARCH = 400
 HNSW_EF_SEARCH_LARGE = 600
 HNSW_LARGE_SCOPE = 15_000
+# Over a trader's own graph (recall/owner_graphs.py) there is nothing to drop, so a shorter list does: below
+# HNSW_LARGE_SCOPE HNSW_EF_SEARCH_OWN, else HNSW_EF_SEARCH. A scratch study on bench/recall_latency.py's 100,000-chunk
+# table (owner graphs built down to 400 chunks; the 50 questions, recall@10 against the exact answer): the 2,000- and
+# 5,000-chunk traders found all of it at 200 (0.994 for the 5,000 at 100), the 20,000-chunk trader all of it at 400
+# (0.998 at 300).
+HNSW_EF_SEARCH_OWN = 200
 HNSW_SCAN_TUPLES_MIN = 2_000  # hnsw.max_scan_tuples floor: expected tuples visited x HNSW_SCAN_TUPLES_MARGIN above it
 HNSW_SCAN_TUPLES_MARGIN = 4
 HNSW_SCAN_TUPLES_MAX = 20_000  # pgvector's default: past it the exact scan of the readable rows is cheaper
@@ -265,7 +273,7 @@ def _sides(
     keyword_rows: list[tuple] = []
     vector_rows: list[tuple] = []
     plan = ""
-    counts = (keywords.readable, keywords.table_estimate)
+    counts = keywords.counts()
 
     def vector_read(query_vector: str, savepoint):
         return _vector_read(scope, query_vector, fetch, counts, keywords, with_embeddings, savepoint)
@@ -298,10 +306,13 @@ _QUERY_LEXEMES = f"""
 """  # noqa: S608 (constants)
 # The query's lexemes with each one's df among the scope's readable chunks, and the totals row (lexeme '':
 # readable chunks and their words); the table's size estimate (`pg_class.reltuples`, kept by autovacuum)
-# for the vector side's choice; what a second connection needs to know of this transaction (access/beside.py).
+# and whether the trader's own graph is there and valid (the planner walks only a valid one), for the vector side's
+# choice; what a second connection needs to know of this transaction (access/beside.py). Parameters: the owner
+# graph's index name (NULL: none to look for), then _QUERY_LEXEMES' and {owner_rows}'.
 _TERM_STATS = f"""
     SELECT t.lexeme, COALESCE(SUM(s.df), 0)::bigint, COALESCE(SUM(s.tokens), 0)::bigint,
            (SELECT reltuples::bigint FROM pg_class WHERE oid = 'recall_chunks'::regclass),
+           COALESCE((SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(%s::text)), false),
            {access_beside.STATE_SQL}
     FROM (({_QUERY_LEXEMES}) UNION ALL SELECT '') AS t
     LEFT JOIN LATERAL ({{owner_rows}}) AS s ON true
@@ -365,8 +376,12 @@ class KeywordQuery:
     readable: int
     table_estimate: int
     average_length: float
+    owner_graph: bool = False  # the trader's own HNSW graph is there and valid (recall/owner_graphs.py)
     # read with the counts (access.beside.STATE_SQL)
     transaction: access_beside.TransactionState = field(default_factory=access_beside.TransactionState)
+
+    def counts(self) -> ScopeCounts:
+        return ScopeCounts(self.readable, self.table_estimate, self.owner_graph)
 
     def ideal(self) -> float:
         """The BM25 of a chunk of average length holding once each of the query's terms that some readable
@@ -383,7 +398,8 @@ class KeywordQuery:
 
 def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     """One statement: the query's lexemes with their df, the readable chunks and their average length."""
-    params: list[str | int] = [query, bm25.QUERY_STOP_WORDS]
+    graph = None if scope.owner_id is None else owner_graphs.index_name(scope.owner_id)
+    params: list[str | int | None] = [graph, query, bm25.QUERY_STOP_WORDS]
     if scope.owner_id is None:
         owner_rows = _GLOBAL_ROW
     else:
@@ -392,10 +408,11 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
     with prepared_cursor() as cursor:
         cursor.execute(_TERM_STATS.format(owner_rows=owner_rows), params)
         rows = cursor.fetchall()
-    readable, tokens, estimate, transaction_state = 0, 0, 0, access_beside.TransactionState()
+    readable, tokens, estimate, owner_graph, transaction_state = 0, 0, 0, False, access_beside.TransactionState()
     terms = []
-    for lexeme, df, token_sum, reltuples, shared, statement_timeout in rows:
-        estimate, transaction_state = reltuples, access_beside.TransactionState(shared, statement_timeout)
+    for lexeme, df, token_sum, reltuples, graph_valid, shared, statement_timeout in rows:
+        estimate, owner_graph = reltuples, graph_valid
+        transaction_state = access_beside.TransactionState(shared, statement_timeout)
         if lexeme == "":
             readable, tokens = df, token_sum
         else:
@@ -407,6 +424,7 @@ def keyword_query(scope: SearchScope, query: str) -> KeywordQuery:
         readable=readable,
         table_estimate=max(readable, estimate),
         average_length=tokens / readable if readable else 0.0,
+        owner_graph=owner_graph,
         transaction=transaction_state,
     )
 
@@ -513,12 +531,17 @@ def _vector_format(dimensions: int) -> str:
     return "[" + ",".join(["%.7g"] * dimensions) + "]"
 
 
-def readable_chunk_counts(scope: SearchScope) -> tuple[int, int]:
-    """(chunks this scope can read, chunks in the table): the first from recall_lexeme_stats' totals (the
-    trader's and the global ones), the second the planner's estimate (``pg_class.reltuples``, kept by
-    autovacuum) — only the share matters."""
-    keywords = keyword_query(scope, "")
-    return keywords.readable, keywords.table_estimate
+class ScopeCounts(NamedTuple):
+    """What the vector side's plan depends on (``keyword_query`` reads it with the terms)."""
+
+    readable: int  # chunks the scope can read: recall_lexeme_stats' totals (the trader's and the global ones)
+    total: int  # chunks in the table: the planner's estimate (pg_class.reltuples, kept by autovacuum)
+    owner_graph: bool = False  # the trader has a valid HNSW graph of its own (recall/owner_graphs.py)
+
+
+def readable_chunk_counts(scope: SearchScope) -> ScopeCounts:
+    """The scope's ``ScopeCounts``, on their own."""
+    return keyword_query(scope, "").counts()
 
 
 def hnsw_max_scan_tuples(limit: int, readable: int, total: int) -> int:
@@ -529,19 +552,26 @@ def hnsw_max_scan_tuples(limit: int, readable: int, total: int) -> int:
     return int(min(HNSW_SCAN_TUPLES_MAX, max(HNSW_SCAN_TUPLES_MIN, expected * HNSW_SCAN_TUPLES_MARGIN)))
 
 
-def vector_plan(readable: int) -> str:
+def vector_plan(readable: int, owner_graph: bool = False) -> str:
     """The vector side's plan for a scope of ``readable`` chunks: "hnsw" (the iterative scan, which the exact scan
-    answers for when it comes back short) above RECALL_EXACT_SCAN_MAX, "exact" up to it."""
-    return "hnsw" if readable > settings.RECALL_EXACT_SCAN_MAX else "exact"
+    answers for when it comes back short) above RECALL_EXACT_SCAN_MAX, or above RECALL_OWNER_GRAPH_MIN when the
+    trader has its own graph (``owner_graph``: the scan walks it), "exact" up to that."""
+    most = settings.RECALL_EXACT_SCAN_MAX
+    if owner_graph:
+        most = min(most, settings.RECALL_OWNER_GRAPH_MIN)
+    return "hnsw" if readable > most else "exact"
 
 
-def hnsw_ef_search(readable: int) -> int:
-    """hnsw.ef_search for a scope of ``readable`` chunks (see HNSW_LARGE_SCOPE)."""
+def hnsw_ef_search(readable: int, owner_graph: bool = False) -> int:
+    """hnsw.ef_search for a scope of ``readable`` chunks, over the trader's own graph or the shared one (see
+    HNSW_LARGE_SCOPE and HNSW_EF_SEARCH_OWN)."""
+    if owner_graph:
+        return HNSW_EF_SEARCH if readable >= HNSW_LARGE_SCOPE else HNSW_EF_SEARCH_OWN
     return HNSW_EF_SEARCH_LARGE if readable >= HNSW_LARGE_SCOPE else HNSW_EF_SEARCH
 
 
 def _vector_candidates(
-    scope: SearchScope, vector: str, limit: int, *, counts: tuple[int, int] | None = None
+    scope: SearchScope, vector: str, limit: int, *, counts: ScopeCounts | None = None
 ) -> tuple[dict[int, float], str]:
     """The vector side's candidates with their cosine, and its plan ("hnsw" or "exact"), read on the request's
     connection (the benches' and tests' view of it; search reads them whole: ``_sides``)."""
@@ -555,7 +585,7 @@ def _vector_read(
     scope: SearchScope,
     vector: str,
     limit: int,
-    counts: tuple[int, int],
+    counts: ScopeCounts,
     keywords: KeywordQuery | None,
     with_embeddings: bool,
     savepoint,
@@ -564,7 +594,7 @@ def _vector_read(
     read of a cursor: the request's or a second connection's (access/beside.py). ``savepoint(cursor)`` opens the
     scope the iterative scan's settings end with (``_request_savepoint``, ``_beside_savepoint``)."""
     where, params = scope.sql()
-    readable, total = counts
+    readable, total, owner_graph = counts
     keyword_score, score_params = "NULL", []
     if keywords is not None and keywords.idfs:
         keyword_score, score_params = _BM25, keywords.score_params()
@@ -578,10 +608,11 @@ def _vector_read(
     def read(cursor) -> tuple[list[tuple], str, float]:
         """The rows, the plan and how long its statements took (ms)."""
         started = time.perf_counter()
-        if vector_plan(readable) == "hnsw":
+        if vector_plan(readable, owner_graph) == "hnsw":
             with savepoint(cursor) as settings_back:
                 max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
-                cursor.execute(_ITERATIVE_SETTINGS, [str(hnsw_ef_search(readable)), str(max_scan_tuples)])
+                ef_search = hnsw_ef_search(readable, owner_graph)
+                cursor.execute(_ITERATIVE_SETTINGS, [str(ef_search), str(max_scan_tuples)])
                 before = cursor.fetchone()[: len(_ITERATIVE_NAMES)]
                 cursor.execute(statement(_ITERATIVE), statement_params)
                 rows = cursor.fetchall()

@@ -921,13 +921,13 @@ def owner_graph_state() -> tuple[dict[int, int], int, dict[int, bool]]:
 
 def owner_graphs_sync(*, minimum: int | None = None, concurrently: bool = True, report=None) -> owner_graphs.GraphPlan:
     """Build the owner graphs recall/owner_graphs.py wants and drop the ones it does not (invalid ones too), as
-    the tables' owner (`manage.py recall_owner_graphs`). ``minimum``: settings.RECALL_EXACT_SCAN_MAX unless
+    the tables' owner (`manage.py recall_owner_graphs`). ``minimum``: settings.RECALL_OWNER_GRAPH_MIN unless
     given. ``concurrently``: CREATE / DROP INDEX CONCURRENTLY, so searches and writes go on meanwhile (outside a
     transaction, which the caller must not be in). ``report(verb, owner_id, seconds)`` after each."""
     with transaction.atomic():
         readable, total, existing = owner_graph_state()
     graph_plan = owner_graphs.plan(
-        readable, total, existing, minimum=settings.RECALL_EXACT_SCAN_MAX if minimum is None else minimum
+        readable, total, existing, minimum=settings.RECALL_OWNER_GRAPH_MIN if minimum is None else minimum
     )
     steps = [("dropped", owner_id) for owner_id in graph_plan.drop] + [
         ("built", owner_id) for owner_id in graph_plan.build

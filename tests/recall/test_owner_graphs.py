@@ -183,12 +183,56 @@ def test_a_large_traders_vector_search_walks_its_own_graph_and_no_one_elses(owne
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_trader_leaves_the_exact_scan_for_its_own_graph_while_the_graph_is_valid(owner):
+    """200 readable chunks, between RECALL_OWNER_GRAPH_MIN (100) and RECALL_EXACT_SCAN_MAX (1,000): the exact scan
+    until the trader's graph is built, then the iterative scan over it with the own graph's candidate list, giving
+    the same answer; the exact scan again once PostgreSQL marks the graph invalid (the planner would not walk it). A
+    trader without a graph keeps the exact scan (60 chunks: none built for it)."""
+    rng = np.random.default_rng(24)
+    other = UserFactory()
+    _bulk_chunks(UserFactory(), 600, rng, path="crowd.md")
+    _bulk_chunks(owner, 200, rng, path="mine.md")
+    _bulk_chunks(other, 60, rng, path="other.md")  # too few for a graph
+    query = _unit(rng)
+    seen = []
+
+    def settings_of_the_scan(execute, sql, params, many, context):
+        if "relaxed_order" in sql:
+            seen.append(params[0])
+        return execute(sql, params, many, context)
+
+    def searched(user) -> tuple[str, list[int], bool]:
+        with scope.owner_scope(user):
+            owner_graph = selectors.keyword_query(selectors.SearchScope(user.pk), "").owner_graph
+        outcome = vector_search(user, query)
+        return outcome.vector_plan, [c["startLine"] for c in outcome.citations()], owner_graph
+
+    with override_settings(RECALL_EXACT_SCAN_MAX=1_000, RECALL_OWNER_GRAPH_MIN=100):
+        exact_plan, exact_lines, had_graph = searched(owner)
+        assert f"built the owner graph of trader #{owner.pk} in " in sync()
+        with connection.execute_wrapper(settings_of_the_scan):
+            assert searched(owner) == ("hnsw", exact_lines, True)
+        assert searched(other)[0::2] == ("exact", False)
+        with owner_connection() as table_owner:
+            table_owner.execute(
+                "UPDATE pg_index SET indisvalid = false WHERE indexrelid = %s::regclass",
+                [owner_graphs.index_name(owner.pk)],
+            )
+        assert searched(owner) == ("exact", exact_lines, False)
+    assert (exact_plan, had_graph) == ("exact", False)
+    assert exact_lines == nearest(owner, query)
+    assert seen == [str(selectors.HNSW_EF_SEARCH_OWN)]
+    with scope.elevated("test: a global search has no owner graph"):
+        assert selectors.keyword_query(selectors.SearchScope(None), "").owner_graph is False
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_command_drops_a_graph_no_longer_wanted_and_rebuilds_an_invalid_one(owner):
     rng = np.random.default_rng(22)
     _bulk_chunks(UserFactory(), 600, rng, path="crowd.md")
     _bulk_chunks(owner, 200, rng, path="mine.md")
     mine = owner_graphs.index_name(owner.pk)
-    with override_settings(RECALL_EXACT_SCAN_MAX=100):  # beat's hourly task runs the command at the default minimum
+    with override_settings(RECALL_OWNER_GRAPH_MIN=100):  # beat's hourly task runs the command at the default minimum
         assert f"built the owner graph of trader #{owner.pk} in " in tasks.owner_graphs_sync()
     assert graphs() == {mine: True}
 

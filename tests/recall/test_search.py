@@ -668,11 +668,38 @@ def test_a_nonsense_query_finds_nothing_relevant_unless_asked_for_the_weakest(ow
 
 
 @pytest.mark.parametrize(
-    ("readable", "ef_search"),
-    [(0, 400), (selectors.HNSW_LARGE_SCOPE - 1, 400), (selectors.HNSW_LARGE_SCOPE, 600), (100_000, 600)],
+    ("readable", "ef_search", "own_graph_ef_search"),
+    [
+        (0, 400, 200),
+        (selectors.HNSW_LARGE_SCOPE - 1, 400, 200),
+        (selectors.HNSW_LARGE_SCOPE, 600, 400),
+        (100_000, 600, 400),
+    ],
 )
-def test_a_large_scope_gets_the_longer_candidate_list(readable, ef_search):
+def test_a_large_scope_gets_the_longer_candidate_list_and_a_trader_with_its_own_graph_a_shorter_one(
+    readable, ef_search, own_graph_ef_search
+):
     assert selectors.hnsw_ef_search(readable) == ef_search
+    assert selectors.hnsw_ef_search(readable, owner_graph=True) == own_graph_ef_search
+
+
+@pytest.mark.parametrize(
+    ("readable", "owner_graph", "plan"),
+    [
+        (2_000, False, "exact"),
+        (2_001, False, "exact"),
+        (8_000, False, "exact"),
+        (8_001, False, "hnsw"),
+        (2_000, True, "exact"),
+        (2_001, True, "hnsw"),
+        (8_001, True, "hnsw"),
+    ],
+)
+def test_a_trader_with_its_own_graph_leaves_the_exact_scan_sooner(readable, owner_graph, plan):
+    with override_settings(RECALL_EXACT_SCAN_MAX=8_000, RECALL_OWNER_GRAPH_MIN=2_000):
+        assert selectors.vector_plan(readable, owner_graph) == plan
+    with override_settings(RECALL_EXACT_SCAN_MAX=1_000, RECALL_OWNER_GRAPH_MIN=2_000):  # the lower of the two
+        assert selectors.vector_plan(readable, owner_graph) == "hnsw"
 
 
 @pytest.mark.parametrize(("large_scope", "ef_search"), [(51, "400"), (50, "600")])

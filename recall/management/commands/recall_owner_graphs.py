@@ -7,8 +7,8 @@ from recall import services
 
 class Command(MaintenanceCommand):
     help = (
-        "Builds an HNSW graph of their own for the traders whose search scope the iterative scan answers (more "
-        "chunks than RECALL_EXACT_SCAN_MAX, at most half the table), so their vector search walks only their rows; "
+        "Builds an HNSW graph of their own for the traders whose search scope reads more chunks than "
+        "RECALL_OWNER_GRAPH_MIN and at most half the table, so their vector search walks only their rows; "
         "drops the graphs no longer wanted and any a failed build left invalid. CREATE / DROP INDEX CONCURRENTLY: "
         "searches and writes go on meanwhile. Connects as the owner role (DATABASE_MIGRATE_URL). Beat runs it "
         "hourly (recall.owner_graphs_sync, on the sweeps pool)."
@@ -16,7 +16,12 @@ class Command(MaintenanceCommand):
     one_transaction = False  # CONCURRENTLY runs outside a transaction
 
     def add_arguments(self, parser):
-        parser.add_argument("--minimum", type=int, default=None, help="readable chunks above which a trader gets one")
+        parser.add_argument(
+            "--minimum",
+            type=int,
+            default=None,
+            help="readable chunks above which a trader gets one (default: RECALL_OWNER_GRAPH_MIN)",
+        )
 
     def handle(self, *args, minimum, **options):
         def report(verb: str, owner_id: int, seconds: float) -> None:
