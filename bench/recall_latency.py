@@ -2445,7 +2445,9 @@ def main(argv=None) -> int:
         lowest_faster = min((p["readable"] for p in faster), default=0)
         print(
             f"break-even at recall >= {RECALL_GOAL}: between {highest_slower:,} and {lowest_faster:,} readable chunks"
-            f" (RECALL_EXACT_SCAN_MAX is {settings.RECALL_EXACT_SCAN_MAX:,})"
+            f" (RECALL_EXACT_SCAN_MAX is {settings.RECALL_EXACT_SCAN_MAX:,}; RECALL_OWNER_GRAPH_MIN"
+            f" {settings.RECALL_OWNER_GRAPH_MIN:,} for a trader with its own graph, which the iterative scan above"
+            " walks where there is one)"
         )
         print(f"\ntotal run {time.perf_counter() - run_started:.0f}s")
     return 0
