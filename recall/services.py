@@ -919,26 +919,35 @@ def owner_graph_state() -> tuple[dict[int, int], int, dict[int, bool]]:
     return {owner: own + shared for owner, own in counts.items()}, shared + sum(counts.values()), existing
 
 
-def owner_graphs_sync(*, minimum: int | None = None, concurrently: bool = True, report=None) -> owner_graphs.GraphPlan:
+def owner_graphs_sync(
+    *, minimum: int | None = None, concurrently: bool = True, budget_s: float | None = None, report=None
+) -> owner_graphs.GraphPlan:
     """Build the owner graphs recall/owner_graphs.py wants and drop the ones it does not (invalid ones too), as
     the tables' owner (`manage.py recall_owner_graphs`). ``minimum``: settings.RECALL_OWNER_GRAPH_MIN unless
     given. ``concurrently``: CREATE / DROP INDEX CONCURRENTLY, so searches and writes go on meanwhile (outside a
-    transaction, which the caller must not be in). ``report(verb, owner_id, seconds)`` after each."""
+    transaction, which the caller must not be in). ``budget_s``: once that many seconds are spent, no further graph
+    is started (drops come first, then builds, the largest trader's first: it gains most); a trader left over keeps
+    the exact scan until a later run builds its graph. ``report(verb, owner_id, seconds)`` after each step: "dropped",
+    "built", or "deferred" (0 s) for a build the budget left over. Returns the plan, as wanted before the run."""
     with transaction.atomic():
         readable, total, existing = owner_graph_state()
     graph_plan = owner_graphs.plan(
         readable, total, existing, minimum=settings.RECALL_OWNER_GRAPH_MIN if minimum is None else minimum
     )
-    steps = [("dropped", owner_id) for owner_id in graph_plan.drop] + [
-        ("built", owner_id) for owner_id in graph_plan.build
-    ]
+    builds = sorted(graph_plan.build, key=lambda owner_id: (-readable[owner_id], owner_id))
+    steps = [("dropped", owner_id) for owner_id in graph_plan.drop] + [("built", owner_id) for owner_id in builds]
     if not steps:
         return graph_plan
+    run_started = time.monotonic()
     with connection.schema_editor(atomic=not concurrently) as editor:
         for name, value in OWNER_GRAPH_SETTINGS:
             editor.execute(f"SET {'' if concurrently else 'LOCAL '}{name} = '{value}'")
         try:
             for verb, owner_id in steps:
+                if verb == "built" and budget_s is not None and time.monotonic() - run_started >= budget_s:
+                    if report:
+                        report("deferred", owner_id, 0.0)
+                    continue
                 started = time.perf_counter()
                 index = owner_graph_index(owner_id)
                 sql = index.remove_sql if verb == "dropped" else index.create_sql

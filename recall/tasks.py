@@ -70,12 +70,18 @@ def scheduled_sync() -> int:
     return changed
 
 
+# How long one hourly run of owner_graphs_sync may go on starting graphs. The sweeps pool runs reflections too
+# (memorysite/queues.py), and the first run after an upgrade may find hundreds of traders to build for (a 2,000-chunk
+# trader's graph takes ~0.7 s here, a 20,000-chunk one ~8 s); the largest come first, later runs build the rest.
+OWNER_GRAPHS_BUDGET_S = 120.0
+
+
 @shared_task(name="recall.owner_graphs_sync", ignore_result=True)
 def owner_graphs_sync() -> str:
-    """Beat (hourly): `manage.py recall_owner_graphs`, which builds the HNSW graphs of the traders that have grown
-    into one and drops the ones no longer wanted (recall/owner_graphs.py), as the owner role. On the sweeps pool, one
-    process running one task at a time: the command swaps its connection's credentials while it runs. Returns what
-    the command printed."""
+    """Beat (hourly): `manage.py recall_owner_graphs --budget OWNER_GRAPHS_BUDGET_S`, which builds the HNSW graphs of
+    the traders that have grown into one and drops the ones no longer wanted (recall/owner_graphs.py), as the owner
+    role. On the sweeps pool, one process running one task at a time: the command swaps its connection's credentials
+    while it runs. Returns what the command printed."""
     out = io.StringIO()
-    call_command("recall_owner_graphs", stdout=out)
+    call_command("recall_owner_graphs", budget=OWNER_GRAPHS_BUDGET_S, stdout=out)
     return out.getvalue()

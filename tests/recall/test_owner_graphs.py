@@ -257,6 +257,26 @@ def test_the_command_drops_a_graph_no_longer_wanted_and_rebuilds_an_invalid_one(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_run_builds_the_largest_traders_graph_first_and_leaves_what_its_budget_does_not_reach(owner):
+    """The larger trader (300 chunks, created after the trader of 150, so later in id order) is built first; a run
+    whose budget is spent leaves the rest, in the same order, and the next run builds them."""
+    rng = np.random.default_rng(25)
+    _bulk_chunks(UserFactory(), 900, rng, path="crowd.md")
+    larger = UserFactory()
+    _bulk_chunks(owner, 150, rng, path="mine.md")
+    _bulk_chunks(larger, 300, rng, path="theirs.md")
+    out = sync(minimum=100, budget=0)
+    assert graphs() == {}
+    left = "left the owner graph of trader #{} to the next run: the budget is spent"
+    assert out.index(left.format(larger.pk)) < out.index(left.format(owner.pk))
+    out = sync(minimum=100)
+    assert out.index(f"built the owner graph of trader #{larger.pk} in ") < out.index(
+        f"built the owner graph of trader #{owner.pk} in "
+    )
+    assert graphs() == {owner_graphs.index_name(owner.pk): True, owner_graphs.index_name(larger.pk): True}
+
+
+@pytest.mark.django_db(transaction=True)
 def test_built_in_a_transaction_the_settings_end_with_it(owner):
     """Not concurrently (bench/recall_latency.py's way, nothing else running): one transaction, whose statement
     timeout and memory are the build's alone."""

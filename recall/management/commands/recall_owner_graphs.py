@@ -22,12 +22,22 @@ class Command(MaintenanceCommand):
             default=None,
             help="readable chunks above which a trader gets one (default: RECALL_OWNER_GRAPH_MIN)",
         )
+        parser.add_argument(
+            "--budget",
+            type=float,
+            default=None,
+            help="seconds after which no further graph is started (the largest traders' come first; a later run "
+            "builds the rest); default: no limit",
+        )
 
-    def handle(self, *args, minimum, **options):
+    def handle(self, *args, minimum, budget, **options):
         def report(verb: str, owner_id: int, seconds: float) -> None:
-            self.stdout.write(f"{verb} the owner graph of trader #{owner_id} in {seconds:.1f} s")
+            if verb == "deferred":
+                self.stdout.write(f"left the owner graph of trader #{owner_id} to the next run: the budget is spent")
+            else:
+                self.stdout.write(f"{verb} the owner graph of trader #{owner_id} in {seconds:.1f} s")
 
         with as_owner():
-            graph_plan = services.owner_graphs_sync(minimum=minimum, report=report)
+            graph_plan = services.owner_graphs_sync(minimum=minimum, budget_s=budget, report=report)
         if not graph_plan.build and not graph_plan.drop:
             self.stdout.write("the owner graphs are as wanted")
