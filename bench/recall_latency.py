@@ -824,7 +824,8 @@ def seed_state(state: State, vocab: Vocabulary, pool: np.ndarray, sigma: float, 
 
 def build_owner_graphs(state: State) -> None:
     """`manage.py recall_owner_graphs`' work (recall.services.owner_graphs_sync, not concurrently: nothing else runs
-    here): an HNSW graph of its own for each trader whose scope the iterative scan answers, at most half the table.
+    here): an HNSW graph of its own for each trader reading more than RECALL_OWNER_GRAPH_MIN chunks, at most half the
+    table.
     Kept in state.owner_graphs: (owner id, readable chunks, build seconds, MB)."""
     from django.db import connection
 
