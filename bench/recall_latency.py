@@ -1742,7 +1742,7 @@ def hnsw_precision_ab(state: State, vectors: dict[str, list[float]], references:
         scope = selectors.SearchScope(user.pk)
         keywords = selectors.keyword_query(scope, "")
         settings_params = [
-            str(selectors.hnsw_ef_search(keywords.counts()._replace(owner_graph=False))),
+            str(selectors.hnsw_ef_search(keywords.readable)),
             str(selectors.hnsw_max_scan_tuples(40, keywords.readable, keywords.table_estimate)),
         ]
         where, params = scope.sql()
@@ -1825,8 +1825,7 @@ def hnsw_build_study(
                 cursor.execute(f"SELECT pg_relation_size('{HNSW_INDEX}')")
                 sizes.append(cursor.fetchone()[0])
                 for size in state.measured:
-                    shared_counts = readable_share(state.owners[size])._replace(owner_graph=False)
-                    ef = selectors.hnsw_ef_search(shared_counts)  # the shared graph's
+                    ef = selectors.hnsw_ef_search(readable_share(state.owners[size]).readable)  # the shared graph's
                     r = raw_recall(state.owners[size], list(QUERIES), vectors, ef, references[size], shared=True)
                     per_size[size].append(r["recall"])
                     worst[size] = min(worst[size], r["recall_min"])
@@ -2204,7 +2203,7 @@ def main(argv=None) -> int:
             )
             for size in state.measured:
                 user = state.owners[size]
-                readable = shares[size].readable
+                readable, total, owner_graph = shares[size]
                 reference = references[size] = exact_reference(user, list(QUERIES), vectors)
                 point = {"state": state.name, "size": size, "readable": readable}
                 checks = [("hnsw", lambda u=user, r=reference: recall_check(u, list(QUERIES), vectors, r, 0))]
@@ -2220,7 +2219,7 @@ def main(argv=None) -> int:
                         f" {r['fallbacks']}/{len(QUERIES)}; fewest rows back {r['rows_min']} of 40"
                     )
                     point[label] = r
-                for ef in sorted({100, 200, 400, 600, 800, selectors.hnsw_ef_search(shares[size])}):
+                for ef in sorted({100, 200, 400, 800, selectors.hnsw_ef_search(readable, owner_graph)}):
                     r = raw_recall(user, list(QUERIES), vectors, ef, reference)
                     print(
                         f"  {size:,} iterative HNSW statement at hnsw.ef_search {ef}: p50 {r['p50']:.2f} ms, p95"

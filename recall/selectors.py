@@ -75,12 +75,6 @@ from recall.situations import (
 HNSW_EF_SEARCH = 400
 HNSW_EF_SEARCH_LARGE = 600
 HNSW_LARGE_SCOPE = 15_000
-# A large scope reading more than owner_graphs.BUILD_SHARE of the table never has a graph of its own, and drops few of
-# the rows the shared graph's scan visits: HNSW_EF_SEARCH_BROAD. Over three builds of the bench's one-trader table
-# (100,000 readable chunks; a scratch study, 50 questions) recall@10 at 400 / 500 / 600 was 0.954 / 0.974 / 0.976,
-# 0.986 / 0.986 / 0.988 and 0.996 / 0.996 / 0.996; search at 500 took 0.96-0.98 of 600's p50 and p95 (interleaved,
-# 20 rounds, twice).
-HNSW_EF_SEARCH_BROAD = 500
 # Over a trader's own graph (recall/owner_graphs.py) there is nothing to drop, so a shorter list does: below
 # HNSW_LARGE_SCOPE HNSW_EF_SEARCH_OWN, else HNSW_EF_SEARCH. A scratch study on bench/recall_latency.py's 100,000-chunk
 # table (owner graphs built down to 400 chunks; the 50 questions, recall@10 against the exact answer): the 2,000- and
@@ -568,15 +562,12 @@ def vector_plan(readable: int, owner_graph: bool = False) -> str:
     return "hnsw" if readable > most else "exact"
 
 
-def hnsw_ef_search(counts: ScopeCounts) -> int:
-    """hnsw.ef_search for a scope, over the trader's own graph or the shared one (see HNSW_LARGE_SCOPE,
-    HNSW_EF_SEARCH_OWN and HNSW_EF_SEARCH_BROAD)."""
-    readable, total, owner_graph = counts
+def hnsw_ef_search(readable: int, owner_graph: bool = False) -> int:
+    """hnsw.ef_search for a scope of ``readable`` chunks, over the trader's own graph or the shared one (see
+    HNSW_LARGE_SCOPE and HNSW_EF_SEARCH_OWN)."""
     if owner_graph:
         return HNSW_EF_SEARCH if readable >= HNSW_LARGE_SCOPE else HNSW_EF_SEARCH_OWN
-    if readable < HNSW_LARGE_SCOPE:
-        return HNSW_EF_SEARCH
-    return HNSW_EF_SEARCH_BROAD if readable > owner_graphs.BUILD_SHARE * total else HNSW_EF_SEARCH_LARGE
+    return HNSW_EF_SEARCH_LARGE if readable >= HNSW_LARGE_SCOPE else HNSW_EF_SEARCH
 
 
 def _vector_candidates(
@@ -620,7 +611,7 @@ def _vector_read(
         if vector_plan(readable, owner_graph) == "hnsw":
             with savepoint(cursor) as settings_back:
                 max_scan_tuples = hnsw_max_scan_tuples(limit, readable, total)
-                ef_search = hnsw_ef_search(counts)
+                ef_search = hnsw_ef_search(readable, owner_graph)
                 cursor.execute(_ITERATIVE_SETTINGS, [str(ef_search), str(max_scan_tuples)])
                 before = cursor.fetchone()[: len(_ITERATIVE_NAMES)]
                 cursor.execute(statement(_ITERATIVE), statement_params)
