@@ -1905,11 +1905,14 @@ def main(argv=None) -> int:
             f" {' '.join(f'{x:.1f}' for x in os.getloadavg())} (shared machine: read the ratios)"
         )
         print(
-            f"settings: RECALL_EXACT_SCAN_MAX {settings.RECALL_EXACT_SCAN_MAX:,}; BM25 k1 {bm25.K1} b {bm25.B},"
+            f"settings: RECALL_EXACT_SCAN_MAX {settings.RECALL_EXACT_SCAN_MAX:,}, RECALL_OWNER_GRAPH_MIN"
+            f" {settings.RECALL_OWNER_GRAPH_MIN:,}; BM25 k1 {bm25.K1} b {bm25.B},"
             f" common terms: df > max({bm25.COMMON_SHARE:g} x readable, {bm25.COMMON_MIN_DF}), PER_TERM_CAP"
             f" {bm25.PER_TERM_CAP:,}, RESCORE_TOP {bm25.RESCORE_TOP}, MAX_FETCH_TERMS {bm25.MAX_FETCH_TERMS};"
             f" HNSW_EF_SEARCH {selectors.HNSW_EF_SEARCH} ({selectors.HNSW_EF_SEARCH_LARGE} from"
-            f" {selectors.HNSW_LARGE_SCOPE:,} readable), hnsw.max_scan_tuples {selectors.HNSW_SCAN_TUPLES_MIN:,}-"
+            f" {selectors.HNSW_LARGE_SCOPE:,} readable; over an owner graph {selectors.HNSW_EF_SEARCH_OWN},"
+            f" {selectors.HNSW_EF_SEARCH} from {selectors.HNSW_LARGE_SCOPE:,}), hnsw.max_scan_tuples"
+            f" {selectors.HNSW_SCAN_TUPLES_MIN:,}-"
             f"{selectors.HNSW_SCAN_TUPLES_MAX:,}, k {K}, search fetch {max(K * 4, 40)} a side"
         )
         befores: list[Before] = []
@@ -2219,7 +2222,7 @@ def main(argv=None) -> int:
                         f" {r['fallbacks']}/{len(QUERIES)}; fewest rows back {r['rows_min']} of 40"
                     )
                     point[label] = r
-                for ef in sorted({100, 200, 400, 800, selectors.hnsw_ef_search(readable, owner_graph)}):
+                for ef in sorted({100, 200, 400, 600, 800, selectors.hnsw_ef_search(readable, owner_graph)}):
                     r = raw_recall(user, list(QUERIES), vectors, ef, reference)
                     print(
                         f"  {size:,} iterative HNSW statement at hnsw.ef_search {ef}: p50 {r['p50']:.2f} ms, p95"
