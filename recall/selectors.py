@@ -298,10 +298,13 @@ def _sides(
 
 # The query's lexemes as PostgreSQL's own parser and stemmer make them with the chunks' configuration (so
 # "R-08" gives 'r' and '-08', exactly as the documents were indexed), less the query stop words stemmed the
-# same way (recall/bm25.py), at most MAX_QUERY_TERMS. Parameters: query, bm25.QUERY_STOP_WORDS.
+# same way (recall/bm25.py), at most MAX_QUERY_TERMS. Parameters: query, bm25.QUERY_STOP_WORDS. The stop words are
+# stemmed in a scalar subquery, so once a statement (an InitPlan): PostgreSQL keeps a generic plan for keyword_query's
+# statement, where the bare expression was evaluated again for each of the query's lexemes (keyword_query p50 0.468 →
+# 0.186 ms for bench/recall_latency.py's one-trader table, a scratch A/B, the same answer to all 600 calls).
 _QUERY_LEXEMES = f"""
     SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('{FTS_CONFIG}', %s))) AS lexeme
-    WHERE lexeme <> ALL(tsvector_to_array(to_tsvector('{FTS_CONFIG}', %s)))
+    WHERE lexeme <> ALL((SELECT tsvector_to_array(to_tsvector('{FTS_CONFIG}', %s)))::text[])
     LIMIT {MAX_QUERY_TERMS}
 """  # noqa: S608 (constants)
 # The query's lexemes with each one's df among the scope's readable chunks, and the totals row (lexeme '':
