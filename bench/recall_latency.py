@@ -2206,7 +2206,7 @@ def main(argv=None) -> int:
             )
             for size in state.measured:
                 user = state.owners[size]
-                readable, total, owner_graph = shares[size]
+                readable, _, owner_graph = shares[size]
                 reference = references[size] = exact_reference(user, list(QUERIES), vectors)
                 point = {"state": state.name, "size": size, "readable": readable}
                 checks = [("hnsw", lambda u=user, r=reference: recall_check(u, list(QUERIES), vectors, r, 0))]
