@@ -1407,7 +1407,6 @@ def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
     samples: dict[str, list[float]] = {"terms": [], "function": [], "statement": [], "scoring": [], "candidates": []}
     asked: list[str] = []
     fetched: list[str] = []
-    function_sql = "SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s, %s) AS k"
     scoring_sql = f"SELECT SUM({selectors._BM25}) FROM recall_chunks c WHERE c.id = ANY(%s)"  # noqa: S608 (bench SQL)
     for pass_no in range(2):
         for query in queries:
@@ -1417,7 +1416,10 @@ def keyword_time_split(user, queries: list[str]) -> dict[str, float]:
                 t1 = time.perf_counter()
                 if not keywords.fetch:
                     continue
-                cursor.execute(function_sql, selectors.keyword_function_args(scope, keywords, fetch))
+                args = selectors.keyword_function_args(scope, keywords, fetch)
+                placeholders = ", ".join(["%s"] * len(args))
+                sql = f"SELECT k.id FROM recall_keyword_candidates({placeholders}) AS k"  # noqa: S608 (placeholders)
+                cursor.execute(sql, args)
                 ids = [row[0] for row in cursor.fetchall()]
                 t2 = time.perf_counter()
                 selectors._keyword_candidates(scope, keywords, fetch)

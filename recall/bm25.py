@@ -32,12 +32,19 @@ is, so when there are ``RESCORE_TOP`` of them they are the candidates and the sc
 ``PER_TERM_CAP`` rows each) are skipped: bench/recall_latency.py's 20,000-chunk trader, the candidate
 function's p50 4.3 → 2.4 ms. Below that df the conjunction cannot reach ``RESCORE_TOP``, and the scan would be
 time lost.
+
+Anchors (``anchor_count``): GIN reads every posting of a term it scans alone, ~90 ns each for the tens of thousands
+a common term has in a large trader's chunks, whatever ``PER_TERM_CAP`` keeps. When the commonest fetch terms weigh
+less together than the lightest of the rarer ones, a chunk holding only those ranks below every chunk holding a rarer
+one; they count only in the chunks holding a rarer one too, and are scanned there alone (recall/row_security.py),
+when each is held by more chunks than the rarer ones together (the conjunction then reads fewer postings).
+
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 K1 = 1.2
@@ -88,6 +95,18 @@ def fetch_terms(terms: Sequence[Term], n: int) -> list[Term]:
         return []
     selective = [term for term in held if term.df <= max(COMMON_SHARE * n, COMMON_MIN_DF)]
     return selective[:MAX_FETCH_TERMS] or held[:1]
+
+
+def anchor_count(fetch: Sequence[Term], idfs: Mapping[str, float]) -> int | None:
+    """How many of the fetch terms (rarest first, as ``fetch_terms`` orders them) anchor the fetch (see above), or
+    None when all do: the fewest rarest terms such that the others weigh less together than the lightest of them,
+    and each of the others is held by more chunks than the anchors together."""
+    for count in range(1, len(fetch)):
+        anchors, others = fetch[:count], fetch[count:]
+        lightest = min(idfs[term.lexeme] for term in anchors)
+        if sum(idfs[term.lexeme] for term in others) < lightest and others[0].df > sum(term.df for term in anchors):
+            return count
+    return None
 
 
 def all_terms_first(fetch: Sequence[Term], top: int) -> bool:

@@ -35,6 +35,18 @@ Those chunks hold every term, so no chunk has a higher idf sum: when there are `
 (each with the sum of every weight) and the scans term by term are skipped; otherwise those scans run as without
 it. recall 0012 dropped the eight-argument form (this one's defaults keep seven- and eight-argument calls valid).
 
+`p_anchors` (recall/bm25.py's anchor_count; NULL: every term anchors): the first `p_anchors` terms (the rarest) are
+the anchors, and each term after them is scanned only in the chunks holding it and some anchor: one GIN scan of
+`term & (anchor | …)`, which reads the anchors' postings and skips through the term's, where a scan of the term alone
+reads every posting it has ('valu', held by 28,794 chunks of bench/recall_latency.py's one-trader table: 2.7 ms
+alone, 0.7 with its three anchors). The caller anchors only where the terms after the anchors weigh less together
+than the lightest anchor, so a chunk holding none of the anchors ranks below every chunk an anchor's scan found:
+when those scans found `p_top` chunks, the chunks holding only the other terms cannot be among the `p_top` kept, and
+are not read. A scan with the anchors keeps its first `p_per_term_cap` rows in the table's order, as the scan of the
+term alone does, so it reaches every chunk holding the term and an anchor that that scan reached: no chunk weighs
+less than the scans term by term make it. When the anchors' scans found fewer than `p_top`, the scans term by term
+answer, as without it. recall 0016 dropped the nine-argument form (a nine-argument call keeps its meaning).
+
 `p_workspace_path` narrows the workspace files to those whose path matches it (a case-insensitive
 regular expression, as `~*`; NULL: every workspace file), inside the scans, so the per-term cap and the
 `p_top` cut count only what the caller may show: the per-tick context's manual section passes
@@ -89,7 +101,8 @@ _SCOPE_FILTER = (
 KEYWORD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION recall_keyword_candidates(
     p_lexemes text[], p_weights double precision[], p_owner bigint, p_deployment bigint, p_sources text[],
-    p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL, p_all_first boolean DEFAULT false
+    p_per_term_cap integer, p_top integer, p_workspace_path text DEFAULT NULL, p_all_first boolean DEFAULT false,
+    p_anchors integer DEFAULT NULL
 ) RETURNS TABLE(id bigint, weight double precision)
 LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
 SET search_path = pg_catalog, public, pg_temp SET enable_seqscan = off SET max_parallel_workers_per_gather = 0 AS $fn$
@@ -98,8 +111,11 @@ DECLARE
     -- search, the trader's and the global rows' for a trader's.
     owners text[] := ARRAY['0'];
     terms tsquery[];
+    scoped tsquery[];
     every tsquery;
     found bigint[];
+    weights double precision[];
+    anchored bigint;
 BEGIN
     IF p_owner IS NOT NULL AND NOT COALESCE(public.access_scope_sealed() AND (
         p_owner = NULLIF(current_setting('app.owner_id', true), '')::bigint
@@ -114,23 +130,53 @@ BEGIN
         owners := ARRAY[p_owner::text, '0'];
     END IF;
     -- Each term as a tsquery of its owner lexemes ('<owner> <term>' quoted: a quote doubled, a backslash too),
-    -- `'5 a' | '0 a'`; and every term's, `('5 a' & '5 b') | ('0 a' & '0 b')`.
+    -- `'5 a' | '0 a'`; each as its anchored scan asks for it, a term after the anchors with any anchor,
+    -- `('5 c' & ('5 a' | '5 b')) | ('0 c' & ('0 a' | '0 b'))`; and every term's, `('5 a' & '5 b') | ('0 a' & '0 b')`.
     WITH q AS (
         SELECT u.n, o.k, '''' || replace(replace(o.owner || ' ' || u.lexeme, '\', '\\'), '''', '''''') || '''' AS lexeme
         FROM unnest(p_lexemes) WITH ORDINALITY AS u(lexeme, n), unnest(owners) WITH ORDINALITY AS o(owner, k)
+    ), a AS (
+        SELECT q.k, string_agg(q.lexeme, ' | ' ORDER BY q.n) AS anchors FROM q WHERE q.n <= p_anchors GROUP BY q.k
     )
     SELECT (SELECT array_agg(t.query::tsquery ORDER BY t.n)
             FROM (SELECT q.n, string_agg(q.lexeme, ' | ' ORDER BY q.k) AS query FROM q GROUP BY q.n) AS t),
+           (SELECT array_agg(t.query::tsquery ORDER BY t.n)
+            FROM (SELECT q.n, string_agg(CASE WHEN q.n <= p_anchors OR a.anchors IS NULL THEN q.lexeme
+                                              ELSE '(' || q.lexeme || ' & (' || a.anchors || '))' END,
+                                         ' | ' ORDER BY q.k) AS query
+                  FROM q LEFT JOIN a ON a.k = q.k GROUP BY q.n) AS t),
            (SELECT string_agg(t.query, ' | ' ORDER BY t.k)
             FROM (SELECT q.k, '(' || string_agg(q.lexeme, ' & ' ORDER BY q.n) || ')' AS query FROM q GROUP BY q.k) AS t)
            ::tsquery
-    INTO terms, every;
+    INTO terms, scoped, every;
     IF p_all_first AND cardinality(terms) > 1 THEN
         -- The chunks holding every term (at most p_per_term_cap of them), newest first: p_top of them are the answer.
         SELECT (array_agg(m.id ORDER BY m.id DESC))[1:p_top] INTO found
         FROM (SELECT c.id FROM public.recall_chunks c WHERE @OWNER_LEXEMES@ @@ every @SCOPE@ LIMIT p_per_term_cap) AS m;
         IF COALESCE(cardinality(found), 0) >= p_top THEN
             RETURN QUERY SELECT f.id, (SELECT SUM(w) FROM unnest(p_weights) AS w) FROM unnest(found) AS f(id);
+            RETURN;
+        END IF;
+    END IF;
+    IF p_anchors >= 1 AND p_anchors < cardinality(terms) THEN
+        -- The terms after the anchors scanned with an anchor (see above); kept when the anchors' own scans found
+        -- p_top chunks, else the scans term by term below answer.
+        SELECT array_agg(s.id), array_agg(s.weight), max(s.anchored) INTO found, weights, anchored
+        FROM (
+            SELECT g.id, g.weight, count(*) FILTER (WHERE g.anchored) OVER () AS anchored
+            FROM (
+                SELECT m.id, SUM(p_weights[t.term]) AS weight, bool_or(t.term <= p_anchors) AS anchored
+                FROM unnest(scoped) WITH ORDINALITY AS t(query, term)
+                CROSS JOIN LATERAL (
+                    SELECT c.id FROM public.recall_chunks c WHERE @OWNER_LEXEMES@ @@ t.query @SCOPE@
+                    LIMIT p_per_term_cap
+                ) AS m
+                GROUP BY m.id
+            ) AS g
+            ORDER BY g.weight DESC, g.id DESC LIMIT p_top
+        ) AS s;
+        IF anchored >= p_top THEN
+            RETURN QUERY SELECT f.id, f.weight FROM unnest(found, weights) AS f(id, weight);
             RETURN;
         END IF;
     END IF;
@@ -146,7 +192,8 @@ END
 $fn$
 """.replace("@OWNER_LEXEMES@", OWNER_LEXEMES_SQL.format(alias="c.")).replace("@SCOPE@", _SCOPE_FILTER)
 KEYWORD_FUNCTION_SIGNATURE = (
-    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text, boolean)"
+    "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text, boolean,"
+    " integer)"
 )
 
 KEYWORD_CANDIDATES = DefinerFunction(KEYWORD_FUNCTION_SIGNATURE, KEYWORD_FUNCTION)

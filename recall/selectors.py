@@ -361,7 +361,7 @@ _KEYWORD = f"""
     SELECT b.id, b.score, {{cosine}}, {_CANDIDATE_COLUMNS}
     FROM (
         SELECT c.id, {{bm25}} AS score FROM recall_chunks c
-        WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s, %s) AS k)
+        WHERE c.id IN (SELECT k.id FROM recall_keyword_candidates(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) AS k)
         ORDER BY score DESC, c.id
         LIMIT %s
     ) AS b
@@ -454,6 +454,7 @@ def keyword_function_args(scope: SearchScope, keywords: KeywordQuery, limit: int
         top,
         scope.workspace_path,
         bm25.all_terms_first(keywords.fetch, top),
+        bm25.anchor_count(keywords.fetch, keywords.idfs),
     ]
 
 

@@ -113,7 +113,8 @@ class TestInstalledIsDeclared:
         assert {table for table, _, _ in policies.key_lookup_policies()} == {"runner_tokens", "account_tokens"}
         assert policies.append_only_tables() == ["access_elevations"]
         assert [f.signature for f in policies.definer_functions()] == [
-            "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text, boolean)"
+            "recall_keyword_candidates(text[], double precision[], bigint, bigint, text[], integer, integer, text, boolean,"
+            " integer)"
         ]
         owned = {owned.table for owned in tables}
         assert not {"market_events", "bars", "access_elevations"} & owned  # declared shared

@@ -62,6 +62,53 @@ def test_all_terms_first_whenever_the_chunks_holding_every_term_could_fill_the_c
         assert not first
 
 
+@given(postings, st.integers(min_value=0, max_value=60))
+def test_a_chunk_holding_no_anchor_weighs_less_than_the_lightest_anchor(chunk_sets, unheld):
+    """anchor_count: every chunk holding only terms after the anchors has a lower idf sum than any chunk holding an
+    anchor (recall/row_security.py relies on it), each of those terms is held by more chunks than the anchors
+    together, and no fewer anchors would do."""
+    readable = len(frozenset().union(*chunk_sets)) + unheld
+    holders = {f"t{i}": chunks for i, chunks in enumerate(chunk_sets)}
+    fetch = bm25.fetch_terms([bm25.Term(lexeme, len(chunks)) for lexeme, chunks in holders.items()], readable)
+    idfs = {term.lexeme: bm25.idf(term.df, readable) for term in fetch}
+
+    def anchors_hold(count: int) -> bool:
+        anchors, others = fetch[:count], fetch[count:]
+        lightest = min(idfs[term.lexeme] for term in anchors)
+        for chunk in frozenset().union(*chunk_sets):
+            if not any(chunk in holders[term.lexeme] for term in anchors):
+                assert sum(idfs[term.lexeme] for term in others if chunk in holders[term.lexeme]) < lightest
+        return all(term.df > sum(anchor.df for anchor in anchors) for term in others)
+
+    count = bm25.anchor_count(fetch, idfs)
+    if count is not None:
+        assert 1 <= count < len(fetch) and anchors_hold(count)
+    smaller = range(1, count or len(fetch))
+    assert not any(
+        sum(idfs[term.lexeme] for term in fetch[n:]) < idfs[fetch[n - 1].lexeme]
+        and fetch[n].df > sum(term.df for term in fetch[:n])
+        for n in smaller
+    )
+
+
+@pytest.mark.parametrize(
+    ("dfs", "anchors"),
+    [
+        # bench/recall_latency.py's one-trader table (100,000 chunks): 'order flow absorption at the value area high'
+        ({"flow": 3420, "area": 3792, "absorpt": 4253, "valu": 28794}, 3),
+        # 'crude oil inventory report volatility playbook': 'volatil' weighs less than 'report', but is held by fewer
+        # chunks than the four rarer terms together (the conjunction would read more postings than it alone)
+        ({"inventori": 4133, "crude": 4156, "oil": 4156, "report": 4380, "volatil": 8071}, None),
+        # 'volatility regime change': 'volatil' and 'chang' together outweigh 'regim'; 'chang' alone does not
+        ({"regim": 3971, "volatil": 8071, "chang": 25999}, 2),
+        ({"breakout": 4228}, None),
+    ],
+)
+def test_anchors_of_the_benchs_questions(dfs, anchors):
+    fetch = bm25.fetch_terms([bm25.Term(lexeme, df) for lexeme, df in dfs.items()], 100_000)
+    assert bm25.anchor_count(fetch, {term.lexeme: bm25.idf(term.df, 100_000) for term in fetch}) == anchors
+
+
 @given(st.integers(min_value=1, max_value=50), st.integers(min_value=1, max_value=50), st.integers(1, 2000))
 def test_more_occurrences_score_higher_and_longer_chunks_lower(tf, extra, length):
     idfs = {"stop": 2.0}

@@ -1,6 +1,6 @@
 """Recall's migrations on a database from before them: 0003 (one manual per deployment scope) is refused with
 the list of manuals in breach and the command that keeps one, and applies after `recall_manuals --keep`; 0004
-re-indexes the chunks already there with every word and counts their lexemes again; 0005 and 0012 leave one
+re-indexes the chunks already there with every word and counts their lexemes again; 0005, 0012 and 0016 leave one
 keyword candidate function, whose shorter calls keep their meaning; 0010 moves back into their rows the embeddings
 stored out of line, and keeps new ones there; 0014 builds the chunks' HNSW index at half precision, 0015 with ef_construction
 800."""
@@ -32,8 +32,9 @@ BEFORE, RULE = ("recall", "0002_lexeme_stats"), ("recall", "0003_one_manual_per_
 SEVEN_ARGUMENTS = "recall_keyword_candidates(text[],double precision[],bigint,bigint,text[],integer,integer)"
 EIGHT_ARGUMENTS = SEVEN_ARGUMENTS.replace(")", ",text)")
 NINE_ARGUMENTS = EIGHT_ARGUMENTS.replace(")", ",boolean)")
-# An older form as a database from before recall 0005 (seven arguments) or 0012 (eight) holds it; its body does
-# not matter here.
+TEN_ARGUMENTS = NINE_ARGUMENTS.replace(")", ",integer)")
+# An older form as a database from before recall 0005 (seven arguments), 0012 (eight) or 0016 (nine) holds it; its
+# body does not matter here.
 OLD_KEYWORD_FUNCTION = """
 CREATE FUNCTION public.{signature} RETURNS TABLE(id bigint, weight double precision)
 LANGUAGE sql STABLE AS $$ SELECT NULL::bigint, NULL::double precision WHERE false $$
@@ -158,10 +159,14 @@ def lexemes(path: str) -> set[str]:
 
 @pytest.mark.parametrize(
     ("before", "signature"),
-    [(RULE, SEVEN_ARGUMENTS), (("recall", "0011_hnsw_ef_construction_400"), EIGHT_ARGUMENTS)],
-    ids=["0005", "0012"],
+    [
+        (RULE, SEVEN_ARGUMENTS),
+        (("recall", "0011_hnsw_ef_construction_400"), EIGHT_ARGUMENTS),
+        (("recall", "0015_hnsw_ef_construction_800"), NINE_ARGUMENTS),
+    ],
+    ids=["0005", "0012", "0016"],
 )
-def test_0005_and_0012_leave_one_keyword_function_and_shorter_calls_keep_their_meaning(owner, before, signature):
+def test_0005_0012_and_0016_leave_one_keyword_function_and_shorter_calls_keep_their_meaning(owner, before, signature):
     services.document_upsert(owner=owner, path="notes.md", content="# Notes\nbreakout\n", source="workspace")
     with as_owner():
         migrate(before)
@@ -173,7 +178,7 @@ def test_0005_and_0012_leave_one_keyword_function_and_shorter_calls_keep_their_m
             policies.install()  # as after every migrate
         with connection.cursor() as cursor:
             cursor.execute("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'recall_keyword_candidates'")
-            assert [row[0] for row in cursor.fetchall()] == [NINE_ARGUMENTS]
+            assert [row[0] for row in cursor.fetchall()] == [TEN_ARGUMENTS]
     call = "SELECT count(*) FROM recall_keyword_candidates(ARRAY['breakout'], ARRAY[1.0]::float8[], %s, NULL, NULL, 9, 9{})"
     with scope.owner_scope(owner), connection.cursor() as cursor:
         counts = []
@@ -184,10 +189,12 @@ def test_0005_and_0012_leave_one_keyword_function_and_shorter_calls_keep_their_m
             (", %s", [manual]),
             (", NULL, true", []),
             (", %s, false", [manual]),
+            (", NULL, true, NULL", []),
+            (", %s, false, 1", [manual]),
         ):
             cursor.execute(call.format(extra), [owner.pk, *params])
             counts.append(cursor.fetchone()[0])
-    assert counts == [1, 1, 0, 1, 0]  # the manual only: notes.md is not it
+    assert counts == [1, 1, 0, 1, 0, 1, 0]  # the manual only: notes.md is not it
 
 
 # Every value of the rows written anew, as an insert writes them.

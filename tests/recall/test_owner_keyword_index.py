@@ -166,6 +166,62 @@ def test_all_terms_first_finds_the_chunks_holding_every_term_past_each_terms_cap
     assert {chunk_id for chunk_id, _ in candidates(owner, 2, 2, True)} == both
 
 
+ANCHORED = (
+    "SELECT k.id, k.weight FROM recall_keyword_candidates(ARRAY['retest', 'breakout'], ARRAY[3.0, 2.0]::float8[],"
+    " %s, NULL, NULL, %s, %s, NULL, false, %s) AS k ORDER BY k.weight DESC, k.id DESC"
+)
+
+
+def anchored(user, per_term_cap: int, top: int, anchors: int | None) -> list[tuple[int, float]]:
+    """'retest' (3.0) the anchor of 'breakout' (2.0) when ``anchors`` is 1; None: both scanned alone."""
+    with scope.owner_scope(user), connection.cursor() as cursor:
+        cursor.execute(ANCHORED, [user.pk, per_term_cap, top, anchors])
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def test_with_enough_chunks_holding_the_anchor_the_other_terms_chunks_alone_are_not_read(owner, other):
+    """p_anchors: 'breakout' is scanned only where 'retest' is too. The anchor's scan found `top` chunks, so those
+    holding 'breakout' alone (2.0) could not be kept: the answer is the scans term by term's, another trader's
+    chunks holding both never come back. Fewer than `top` holding the anchor: the scans term by term answer."""
+    notes(owner, "breakout", 4)
+    notes(owner, "both", 2)
+    notes(owner, "retest", 3)
+    notes(other, "both", 3)
+    both = sorted(Chunk.objects.filter(owner=owner, path__startswith="notes/both-").values_list("id", flat=True))
+    retest = sorted(Chunk.objects.filter(owner=owner, path__startswith="notes/retest-").values_list("id", flat=True))
+    expected = [(chunk_id, 5.0) for chunk_id in reversed(both)] + [(chunk_id, 3.0) for chunk_id in reversed(retest)]
+    assert anchored(owner, 100, 5, 1) == anchored(owner, 100, 5, None) == expected
+    by_terms = anchored(owner, 100, 7, None)
+    assert [weight for _, weight in by_terms] == [5.0, 5.0, 3.0, 3.0, 3.0, 2.0, 2.0]
+    assert anchored(owner, 100, 7, 1) == by_terms
+
+
+def test_a_term_scanned_with_its_anchors_reaches_the_chunks_holding_both_past_its_cap(owner):
+    """What the anchors are for: the chunks holding 'breakout' alone come first in the table and fill its capped
+    scan, which never reaches the two holding both; scanned with its anchor it reads those, and each weighs what it
+    holds (5.0, not the anchor's 3.0 alone)."""
+    notes(owner, "breakout", 3)
+    notes(owner, "both", 2)
+    notes(owner, "retest", 2)
+    both = sorted(Chunk.objects.filter(owner=owner, path__startswith="notes/both-").values_list("id", flat=True))
+    assert anchored(owner, 2, 2, None) == [(chunk_id, 3.0) for chunk_id in reversed(both)]
+    assert anchored(owner, 2, 2, 1) == [(chunk_id, 5.0) for chunk_id in reversed(both)]
+
+
+@pytest.mark.django_db
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(TRICKY, ANY_TEXT).filter(str.strip), min_size=2, max_size=4), st.integers(1, 3))
+def test_any_lexemes_are_a_valid_anchored_fetch(lexemes, anchors):
+    """The anchored scans' tsqueries quote each lexeme as the scans term by term do (a quote or a backslash in a
+    word cannot break out of it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM recall_keyword_candidates(%s, %s, NULL, NULL, NULL, 10, 10, NULL, false, %s)",
+            [lexemes, [1.0] * len(lexemes), anchors],
+        )
+        assert cursor.fetchone()[0] == 0
+
+
 @pytest.mark.parametrize("df", [bm25.RESCORE_TOP - 1, bm25.RESCORE_TOP])
 def test_the_keyword_side_asks_for_all_terms_first_when_each_term_could_fill_the_candidates(owner, df):
     """selectors._keyword_candidates passes bm25.all_terms_first of the fetch terms (their df as keyword_query
@@ -187,7 +243,8 @@ def test_the_keyword_side_asks_for_all_terms_first_when_each_term_could_fill_the
 
     with scope.owner_scope(owner), connection.execute_wrapper(capture):
         found = selectors._keyword_candidates(selectors.SearchScope(owner.pk), keywords, 10)
-    assert sent[0][-2] is (df >= bm25.RESCORE_TOP)
+    assert sent[0][-3] is (df >= bm25.RESCORE_TOP)
+    assert sent[0][-2] is None  # bm25.anchor_count: the two terms weigh alike
     assert len(found) == 4  # too few chunks hold both terms: the scans term by term answer either way
 
 
