@@ -141,6 +141,7 @@ class SearchOutcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
     vector_plan: str = ""
     vector_beside: bool = False  # the vector side ran on a second connection beside the keyword side's
+    keyword_sampled: bool = False  # the keyword side fetched nothing of its own (Sides.keyword_sampled)
 
     def citations(self) -> list[dict]:
         return [citation(hit) for hit in self.hits]
@@ -242,7 +243,12 @@ def search(
     hits = [_with_snippet(hit, texts, terms) for hit in fused]
     timings["fuse_ms"] = (time.perf_counter() - started) * 1000
     return SearchOutcome(
-        backend=backend, hits=hits, timings_ms=timings, vector_plan=sides.vector_plan, vector_beside=sides.beside
+        backend=backend,
+        hits=hits,
+        timings_ms=timings,
+        vector_plan=sides.vector_plan,
+        vector_beside=sides.beside,
+        keyword_sampled=sides.keyword_sampled,
     )
 
 
@@ -253,6 +259,7 @@ class Sides:
     candidates: list[Candidate]
     vector_plan: str = ""  # "hnsw" or "exact" when the vector side ran
     beside: bool = False  # the vector side ran on a second connection while the keyword side ran
+    keyword_sampled: bool = False  # the keyword fetch would only sample (bm25.samples_only): the vector side's answered
 
 
 def _sides(
@@ -268,23 +275,30 @@ def _sides(
     """Each side's ``fetch`` candidates (the keyword side's when ``keyword_side``, the vector side's when there is
     a query ``vector``), each read whole and scored on both sides by its own side's statement. When both sides
     have a statement to run, the vector side's runs on a second connection meanwhile if that connection sees
-    what this one does (access/beside.py)."""
+    what this one does (access/beside.py). When the keyword fetch would only sample (bm25.samples_only) and there is
+    a vector side, the keyword side runs only if the vector side comes back with fewer than ``fetch`` (chunks not
+    embedded yet, say)."""
     timings = {} if timings is None else timings
     keyword_rows: list[tuple] = []
     vector_rows: list[tuple] = []
     plan = ""
     counts = keywords.counts()
+    sampled = keyword_side and vector is not None and bm25.samples_only(keywords.fetch)
 
     def vector_read(query_vector: str, savepoint):
         return _vector_read(scope, query_vector, fetch, counts, keywords, with_embeddings, savepoint)
 
-    beside = None
-    if vector is not None and keyword_side and keywords.fetch:
-        beside = access_beside.start(vector_read(vector, _beside_savepoint), keywords.transaction)
-    if keyword_side:
+    def read_keyword_side() -> list[tuple]:
         started = time.perf_counter()
-        keyword_rows = _keyword_rows(scope, keywords, fetch, vector=vector, with_embeddings=with_embeddings)
+        rows = _keyword_rows(scope, keywords, fetch, vector=vector, with_embeddings=with_embeddings)
         timings["fts_ms"] = (time.perf_counter() - started) * 1000
+        return rows
+
+    beside = None
+    if vector is not None and keyword_side and keywords.fetch and not sampled:
+        beside = access_beside.start(vector_read(vector, _beside_savepoint), keywords.transaction)
+    if keyword_side and not sampled:
+        keyword_rows = read_keyword_side()
     if vector is not None:
         started = time.perf_counter()  # beside: how long it kept this thread waiting after the keyword side
         if beside is not None:
@@ -293,7 +307,9 @@ def _sides(
             with prepared_cursor() as cursor:
                 vector_rows, plan, timings["vector_side_ms"] = vector_read(vector, _request_savepoint)(cursor)
         timings["vector_ms"] = (time.perf_counter() - started) * 1000
-    return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None)
+    if sampled and len(vector_rows) < fetch:
+        keyword_rows, sampled = read_keyword_side(), False
+    return Sides(_candidates(keyword_rows, vector_rows, with_embeddings), plan, beside is not None, sampled)
 
 
 # The query's lexemes as PostgreSQL's own parser and stemmer make them with the chunks' configuration (so

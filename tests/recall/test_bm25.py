@@ -109,6 +109,13 @@ def test_anchors_of_the_benchs_questions(dfs, anchors):
     assert bm25.anchor_count(fetch, {term.lexeme: bm25.idf(term.df, 100_000) for term in fetch}) == anchors
 
 
+def test_a_fetch_samples_only_when_every_term_is_held_by_more_than_sample_df_chunks():
+    many, fewer = bm25.Term("strong", bm25.SAMPLE_DF + 1), bm25.Term("trail", bm25.SAMPLE_DF)
+    assert bm25.samples_only([many])
+    assert not bm25.samples_only([fewer, many])
+    assert not bm25.samples_only([])
+
+
 @given(st.integers(min_value=1, max_value=50), st.integers(min_value=1, max_value=50), st.integers(1, 2000))
 def test_more_occurrences_score_higher_and_longer_chunks_lower(tf, extra, length):
     idfs = {"stop": 2.0}

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from access import scope
-from recall import selectors, services
+from recall import bm25, selectors, services
 from recall.embeddings import get_embedder
 from recall.models import Chunk, Document, EditProposal, JournalEntry, ProposalStatus
 from tests.dbroles import idle_pool_connection, owner_connection
@@ -201,6 +201,47 @@ def test_a_chunk_only_the_vector_side_found_is_scored_on_the_keyword_side_too(ow
         {key: ranks[key] for key in found}, rel=1e-12
     )
     assert {candidate.found_by for candidate in found.values()} >= {"vector", "hybrid"}
+
+
+@pytest.mark.parametrize("embedded", [60, 30])
+def test_a_keyword_fetch_that_would_only_sample_leaves_a_hybrid_search_to_the_vector_sides_candidates(
+    owner, monkeypatch, embedded
+):
+    """bm25.samples_only (SAMPLE_DF lowered to 59 here, for 60 chunks holding 'zebra'): a hybrid search runs no
+    keyword fetch and scores the vector side's 40 candidates with the BM25 the keyword side gives them. With 30 of
+    the chunks embedded the vector side comes back short of 40, and the keyword side runs after it. Keyword search
+    alone always fetches."""
+    rng = np.random.default_rng(8)
+    for n in range(60):
+        text = "zebra " * (1 + n % 4) + " ".join(f"filler{m}" for m in range(n))
+        index(owner, f"notes/{n:02}.md", f"# Note {n}\n{text}\n", embed=False)
+    for chunk in Chunk.objects.filter(owner=owner).order_by("pk")[:embedded]:
+        Chunk.objects.filter(pk=chunk.pk).update(embedding=_unit(rng))
+    keyword = search(owner, "zebra", backend="fts", embedder=None, k=60, min_score=0)
+    ranks = {(hit.candidate.path, hit.candidate.start_line): hit.candidate.fts_rank for hit in keyword.hits}
+    monkeypatch.setattr(bm25, "SAMPLE_DF", 59)
+    sent: list[str] = []
+
+    def capture(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        outcome = search(owner, "zebra", k=10, min_score=0, embedder=None, query_embedding=_unit(rng))
+    fetched = any("recall_keyword_candidates" in sql for sql in sent)
+    found = {(hit.candidate.path, hit.candidate.start_line): hit.candidate for hit in outcome.hits}
+    assert len(found) == 10
+    assert {key: candidate.fts_rank for key, candidate in found.items()} == pytest.approx(
+        {key: ranks[key] for key in found}, rel=1e-12
+    )
+    if embedded == 60:
+        assert outcome.keyword_sampled and not fetched
+        assert {candidate.found_by for candidate in found.values()} == {"vector"}
+    else:
+        assert not outcome.keyword_sampled and fetched
+        assert "fts" in {candidate.found_by for candidate in found.values()}  # chunks with no embedding
+    again = search(owner, "zebra", backend="fts", embedder=None, k=60, min_score=0)
+    assert [hit.candidate.fts_rank for hit in again.hits] == [hit.candidate.fts_rank for hit in keyword.hits]
 
 
 def test_without_an_embedder_the_slot_serves_keyword_search(owner):
