@@ -1360,8 +1360,9 @@ def keyword_terms(user, queries: list[str]) -> dict[str, float]:
     """What keyword_query makes of each question for this trader (recall/bm25.py's fetch_terms): lexemes, those a
     readable chunk holds, those that fetch candidates, the common ones (held, not fetching: in more than
     COMMON_SHARE of the readable chunks and more than COMMON_MIN_DF), the fetch terms past PER_TERM_CAP (the
-    function keeps an arbitrary PER_TERM_CAP of their chunks), and the questions that fetch by their rarest
-    term alone because every held term is common."""
+    function keeps an arbitrary PER_TERM_CAP of their chunks), the questions that fetch by their rarest
+    term alone because every held term is common, those whose commonest fetch terms are scanned with anchors
+    (bm25.anchor_count) and those whose fetch would only sample (bm25.samples_only: a hybrid search skips it)."""
     from recall import bm25, selectors
 
     scope = selectors.SearchScope(user.pk)
@@ -1381,6 +1382,8 @@ def keyword_terms(user, queries: list[str]) -> dict[str, float]:
                 "common": common,
                 "capped": sum(1 for term in fetch if term.df > bm25.PER_TERM_CAP),
                 "only_common": only_common,
+                "anchored": bm25.anchor_count(fetch, keywords.idfs) is not None,
+                "sampled": bm25.samples_only(fetch),
             }
         )
     out: dict[str, float] = {}
@@ -1388,7 +1391,8 @@ def keyword_terms(user, queries: list[str]) -> dict[str, float]:
         values = [row[key] for row in rows]
         out[f"{key}_p50"] = percentile(values, 50)
         out[f"{key}_max"] = max(values)
-    out["only_common"] = sum(row["only_common"] for row in rows)
+    for key in ("only_common", "anchored", "sampled"):
+        out[key] = sum(row[key] for row in rows)
     out["none_held"] = sum(1 for row in rows if not row["held"])
     return out
 
@@ -1910,7 +1914,8 @@ def main(argv=None) -> int:
             f"settings: RECALL_EXACT_SCAN_MAX {settings.RECALL_EXACT_SCAN_MAX:,}, RECALL_OWNER_GRAPH_MIN"
             f" {settings.RECALL_OWNER_GRAPH_MIN:,}; BM25 k1 {bm25.K1} b {bm25.B},"
             f" common terms: df > max({bm25.COMMON_SHARE:g} x readable, {bm25.COMMON_MIN_DF}), PER_TERM_CAP"
-            f" {bm25.PER_TERM_CAP:,}, RESCORE_TOP {bm25.RESCORE_TOP}, MAX_FETCH_TERMS {bm25.MAX_FETCH_TERMS};"
+            f" {bm25.PER_TERM_CAP:,}, RESCORE_TOP {bm25.RESCORE_TOP}, MAX_FETCH_TERMS {bm25.MAX_FETCH_TERMS},"
+            f" SAMPLE_DF {bm25.SAMPLE_DF:,};"
             f" HNSW_EF_SEARCH {selectors.HNSW_EF_SEARCH} ({selectors.HNSW_EF_SEARCH_LARGE} from"
             f" {selectors.HNSW_LARGE_SCOPE:,} readable; over an owner graph {selectors.HNSW_EF_SEARCH_OWN},"
             f" {selectors.HNSW_EF_SEARCH} from {selectors.HNSW_LARGE_SCOPE:,}), hnsw.max_scan_tuples"
@@ -2274,7 +2279,9 @@ def main(argv=None) -> int:
             print(
                 "  the 50 questions per trader (p50/max a question): lexemes, held by a readable chunk, fetching"
                 " candidates, common (held, not fetching), fetch terms past PER_TERM_CAP; questions fetching by one"
-                " common term (all held terms common); time ms (p50, or p50 / p95 of the questions), each question once"
+                " common term (all held terms common), scanning their commonest fetch terms with anchors"
+                " (bm25.anchor_count), whose fetch would only sample (bm25.samples_only: hybrid skips it); time ms"
+                " (p50, or p50 / p95 of the questions), each question once"
                 " after a warm pass, sequential: keyword_query's statement, recall_keyword_candidates alone, the kw"
                 " statement (function + exact BM25), the exact scoring alone (_BM25 over the function's ids);"
                 " candidates it returned p50; then each trader's slowest question, its split and fetch terms"
@@ -2291,7 +2298,7 @@ def main(argv=None) -> int:
                         f"{size:,}", f"{readable:,}", f"{t['lexemes_p50']:.0f}/{t['lexemes_max']}",
                         f"{t['held_p50']:.0f}/{t['held_max']}", f"{t['fetch_p50']:.0f}/{t['fetch_max']}",
                         f"{t['common_p50']:.0f}/{t['common_max']}", f"{t['capped_p50']:.0f}/{t['capped_max']}",
-                        f"{t['only_common']}", f"{split['terms']:.2f}",
+                        f"{t['only_common']}", f"{t['anchored']}", f"{t['sampled']}", f"{split['terms']:.2f}",
                         f"{split['function']:.2f} / {split['function_p95']:.2f}",
                         f"{split['statement']:.2f} / {split['statement_p95']:.2f}",
                         f"{split['scoring']:.2f} / {split['scoring_p95']:.2f}",
@@ -2309,7 +2316,8 @@ def main(argv=None) -> int:
                 keyword_points[(state.name, size)] = q
             print_table(
                 [
-                    "trader", "readable", "lexemes", "held", "fetch", "common", "past cap", "1 common", "terms ms",
+                    "trader", "readable", "lexemes", "held", "fetch", "common", "past cap", "1 common", "anchored",
+                    "sampled", "terms ms",
                     "function p50/p95", "kw stmt p50/p95", "scoring p50/p95", "candidates",
                 ],
                 term_rows,
