@@ -1382,7 +1382,7 @@ def keyword_terms(user, queries: list[str]) -> dict[str, float]:
                 "common": common,
                 "capped": sum(1 for term in fetch if term.df > bm25.PER_TERM_CAP),
                 "only_common": only_common,
-                "anchored": bm25.anchor_count(fetch, keywords.idfs) is not None,
+                "anchored": bm25.anchor_count(fetch, keywords.idfs, max(bm25.RESCORE_TOP, K * 4)) is not None,
                 "sampled": bm25.samples_only(fetch),
             }
         )

@@ -36,8 +36,11 @@ time lost.
 Anchors (``anchor_count``): GIN reads every posting of a term it scans alone, ~90 ns each for the tens of thousands
 a common term has in a large trader's chunks, whatever ``PER_TERM_CAP`` keeps. When the commonest fetch terms weigh
 less together than the lightest of the rarer ones, a chunk holding only those ranks below every chunk holding a rarer
-one; they count only in the chunks holding a rarer one too, and are scanned there alone (recall/row_security.py),
-when each is held by more chunks than the rarer ones together (the conjunction then reads fewer postings).
+one; they count only in the chunks holding a rarer one too, and are scanned there alone (recall/row_security.py).
+That pays when the rarer ones' scans find ``RESCORE_TOP`` chunks (else the scans term by term run after it) and when
+each commoner term has more than ``ANCHORED_POSTINGS`` times the postings of the rarer ones together (the
+conjunction reads those again and skips through the term's): with fewer, the function took as long or longer
+(bench/recall_latency.py's traders of 500 to 20,000 chunks, a scratch A/B).
 
 Samples only (``samples_only``): when every fetch term is held by more than ``SAMPLE_DF`` readable chunks, a scan
 (``PER_TERM_CAP`` rows) reads under a tenth of a term's chunks, in the table's order: the candidates are a sample of
@@ -57,6 +60,7 @@ COMMON_SHARE = 0.3
 COMMON_MIN_DF = 200
 PER_TERM_CAP = 1000
 SAMPLE_DF = 10 * PER_TERM_CAP
+ANCHORED_POSTINGS = 2
 RESCORE_TOP = 200
 MAX_FETCH_TERMS = 16
 
@@ -102,14 +106,19 @@ def fetch_terms(terms: Sequence[Term], n: int) -> list[Term]:
     return selective[:MAX_FETCH_TERMS] or held[:1]
 
 
-def anchor_count(fetch: Sequence[Term], idfs: Mapping[str, float]) -> int | None:
+def anchor_count(fetch: Sequence[Term], idfs: Mapping[str, float], top: int) -> int | None:
     """How many of the fetch terms (rarest first, as ``fetch_terms`` orders them) anchor the fetch (see above), or
     None when all do: the fewest rarest terms such that the others weigh less together than the lightest of them,
-    and each of the others is held by more chunks than the anchors together."""
+    one of them is held by at least ``top`` readable chunks, and each of the others by more than
+    ``ANCHORED_POSTINGS`` times as many chunks as the anchors together."""
     for count in range(1, len(fetch)):
         anchors, others = fetch[:count], fetch[count:]
         lightest = min(idfs[term.lexeme] for term in anchors)
-        if sum(idfs[term.lexeme] for term in others) < lightest and others[0].df > sum(term.df for term in anchors):
+        if (
+            sum(idfs[term.lexeme] for term in others) < lightest
+            and max(term.df for term in anchors) >= top
+            and others[0].df > ANCHORED_POSTINGS * sum(term.df for term in anchors)
+        ):
             return count
     return None
 

@@ -470,7 +470,7 @@ def keyword_function_args(scope: SearchScope, keywords: KeywordQuery, limit: int
         top,
         scope.workspace_path,
         bm25.all_terms_first(keywords.fetch, top),
-        bm25.anchor_count(keywords.fetch, keywords.idfs),
+        bm25.anchor_count(keywords.fetch, keywords.idfs, top),
     ]
 
 
