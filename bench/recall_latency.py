@@ -923,12 +923,15 @@ class Measured:
         return sum(1 for o in self.outcomes if hasattr(o, "hits") and len(o.hits) != K)
 
 
-def exact_max(value: int):
+def exact_max(value: int, owner_graph_min: int | None = None):
     """RECALL_EXACT_SCAN_MAX and RECALL_OWNER_GRAPH_MIN both at ``value``: 0 forces the iterative scan, 10**9 the exact
-    one, whether the trader has its own graph or not (selectors.vector_plan)."""
+    one, whether the trader has its own graph or not (selectors.vector_plan). A before tree's settings give
+    ``owner_graph_min`` too (Before)."""
     from django.test.utils import override_settings
 
-    return override_settings(RECALL_EXACT_SCAN_MAX=value, RECALL_OWNER_GRAPH_MIN=value)
+    return override_settings(
+        RECALL_EXACT_SCAN_MAX=value, RECALL_OWNER_GRAPH_MIN=value if owner_graph_min is None else owner_graph_min
+    )
 
 
 @contextlib.contextmanager
@@ -953,9 +956,11 @@ def search_call(
     module=None,
     *,
     offset: int = 0,
+    owner_graph_min: int | None = None,
 ):
-    """selectors.search (or `module`'s: the before tree's) at RECALL_EXACT_SCAN_MAX `force` (None: as set), in
-    the trader's scope; the questions in turn from `offset`.
+    """selectors.search (or `module`'s: the before tree's) at RECALL_EXACT_SCAN_MAX `force` (None: as set; and
+    RECALL_OWNER_GRAPH_MIN at `owner_graph_min`, or `force` too: exact_max), in the trader's scope; the questions in
+    turn from `offset`.
 
     Each label starts at its place in the round, so a label never follows the same question: with every label on
     one question a round, the label after the goal's (a before tree's, "as owner") ran that question on the same
@@ -970,7 +975,8 @@ def search_call(
     def call():
         query = queries[next(counter) % len(queries)]
         kwargs = {"embedder": embedder} if embedder is not None else {"query_embedding": vectors[query]}
-        with exact_max(force) if force is not None else contextlib.nullcontext(), trader_scope(user):
+        settings_then = exact_max(force, owner_graph_min) if force is not None else contextlib.nullcontext()
+        with settings_then, trader_scope(user):
             return module.search(user=user, query=query, k=K, backend="hybrid", now=NOW, **kwargs)
 
     return call
@@ -1002,18 +1008,28 @@ def shared_graph_search_call(user, queries: list[str], vectors: dict[str, list[f
 
 @dataclass
 class Before:
-    """Pre-change code: its recall/selectors.py and the RECALL_EXACT_SCAN_MAX its settings had."""
+    """Pre-change code: its recall/selectors.py and the RECALL_EXACT_SCAN_MAX (and RECALL_OWNER_GRAPH_MIN, None
+    before owner graphs) its settings had."""
 
     revision: str
     selectors: object
     exact_scan_max: int
+    owner_graph_min: int | None = None
     worktree: Path | None = None
     installed: str = ""  # the signature of the keyword function it calls, installed by this run
     label: str = "before"  # its labels' suffix: "before", or "before <revision>" when several are compared
     own_beside: bool = False  # its selectors run their reads beside on its own access/beside.py (load_before)
 
     def search_call(self, user, queries: list[str], vectors: dict[str, list[float]], *, offset: int = 0):
-        return search_call(user, queries, vectors, self.exact_scan_max, module=self.selectors, offset=offset)
+        return search_call(
+            user,
+            queries,
+            vectors,
+            self.exact_scan_max,
+            module=self.selectors,
+            offset=offset,
+            owner_graph_min=self.owner_graph_min,
+        )
 
     def close(self) -> None:
         if self.worktree is not None:
@@ -1084,7 +1100,7 @@ def load_before(revision: str) -> Before:
     from recall import selectors
 
     if revision == SELF:
-        return Before(SELF, selectors, settings.RECALL_EXACT_SCAN_MAX)
+        return Before(SELF, selectors, settings.RECALL_EXACT_SCAN_MAX, settings.RECALL_OWNER_GRAPH_MIN)
     worktree = Path(tempfile.mkdtemp(prefix="recall-before-")) / "tree"
     subprocess.run([GIT, "worktree", "add", "--detach", "--quiet", str(worktree), revision], cwd=REPO, check=True)
     before = Before(revision, None, 0, worktree)
@@ -1093,6 +1109,10 @@ def load_before(revision: str) -> Before:
         settings_text = (worktree / "memorysite" / "settings.py").read_text()
         found = re.search(r"^RECALL_EXACT_SCAN_MAX = ([\d_]+)", settings_text, re.M)
         before.exact_scan_max = int(found.group(1).replace("_", ""))
+        # Before this was read, a tree with owner graphs ran at RECALL_OWNER_GRAPH_MIN = its RECALL_EXACT_SCAN_MAX
+        # (8,000): its 2,000- and 5,000-chunk traders took the exact scan instead of their graphs.
+        found = re.search(r"^RECALL_OWNER_GRAPH_MIN = ([\d_]+)", settings_text, re.M)
+        before.owner_graph_min = int(found.group(1).replace("_", "")) if found else None
         before.installed = install_keyword_function(worktree, revision, before.selectors)
         # Its reads beside on its own access/beside.py too: how that one binds, prepares and ends the read's
         # transaction is part of the code compared (today's prepares the vector statement; 17b1710's did not).
@@ -1263,13 +1283,15 @@ def recall_check(
 
     module = before.selectors if before is not None else selectors
     setting = before.exact_scan_max if before is not None else force
+    owner_graph_min = before.owner_graph_min if before is not None else None
     scope = module.SearchScope(user.pk)
     overlaps, hit_overlaps, lost, fallbacks, rows_back = [], [], [], 0, []
     for query in queries:
         vector = vectors[query]
         with exact_max(10**9), trader_scope(user):
             exact_hits = module.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
-        with exact_max(setting) if setting is not None else contextlib.nullcontext(), trader_scope(user):
+        settings_then = exact_max(setting, owner_graph_min) if setting is not None else contextlib.nullcontext()
+        with settings_then, trader_scope(user):
             rows, plan = module._vector_candidates(scope, module._vector_literal(vector), max(K * 4, 40))
             hits = module.search(user=user, query=query, k=K, now=NOW, query_embedding=vector).hits
         fallbacks += plan != "hnsw"
@@ -1933,7 +1955,13 @@ def main(argv=None) -> int:
             print(
                 f"{before.label}: recall/selectors.py of {before.revision}"
                 + (" (this checkout: --before self)" if before.revision == SELF else " (a temporary git worktree)")
-                + f" at its RECALL_EXACT_SCAN_MAX {before.exact_scan_max:,}, interleaved with today's on the same"
+                + f" at its RECALL_EXACT_SCAN_MAX {before.exact_scan_max:,}"
+                + (
+                    f" and RECALL_OWNER_GRAPH_MIN {before.owner_graph_min:,}"
+                    if before.owner_graph_min is not None
+                    else ""
+                )
+                + ", interleaved with today's on the same"
                 " tables"
                 + (f"; it calls {before.installed}, installed as the owner" if before.installed else "")
                 + ("; its reads beside on its own access/beside.py" if before.own_beside else "")
