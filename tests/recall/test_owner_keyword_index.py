@@ -119,10 +119,15 @@ def notes(user, kind: str, count: int) -> None:
         index(user, f"notes/{kind}-{n}.md", f"# {kind} {n}\n{words} {n}.\n", embed=False)
 
 
-def candidates(user, per_term_cap: int, top: int, all_first: bool) -> list[tuple[int, float]]:
+def fetched(user, sql: str, params: list) -> list[tuple[int, float]]:
+    """The function's (id, weight) rows for ``sql`` in the trader's scope (its owner the first parameter)."""
     with scope.owner_scope(user), connection.cursor() as cursor:
-        cursor.execute(CANDIDATES, [user.pk, per_term_cap, top, all_first])
+        cursor.execute(sql, [user.pk, *params])
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def candidates(user, per_term_cap: int, top: int, all_first: bool) -> list[tuple[int, float]]:
+    return fetched(user, CANDIDATES, [per_term_cap, top, all_first])
 
 
 def test_all_terms_first_returns_the_newest_chunks_holding_every_term_as_the_term_scans_would(owner, other):
@@ -174,9 +179,7 @@ ANCHORED = (
 
 def anchored(user, per_term_cap: int, top: int, anchors: int | None) -> list[tuple[int, float]]:
     """'retest' (3.0) the anchor of 'breakout' (2.0) when ``anchors`` is 1; None: both scanned alone."""
-    with scope.owner_scope(user), connection.cursor() as cursor:
-        cursor.execute(ANCHORED, [user.pk, per_term_cap, top, anchors])
-        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+    return fetched(user, ANCHORED, [per_term_cap, top, anchors])
 
 
 def test_with_enough_chunks_holding_the_anchor_the_other_terms_chunks_alone_are_not_read(owner, other):
